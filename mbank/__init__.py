@@ -1,0 +1,1 @@
+"""mbank: a governed markdown memory bank served to coding agents over MCP."""

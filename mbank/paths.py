@@ -1,0 +1,101 @@
+"""Bank paths: normalising a path a caller gives, and the checks on paths a write will touch.
+
+Pure functions (spec 01 §2). Facts about the disk (is there an inner directory named like the
+root, where does a path really lead) are passed in by the shell; nothing here stats a file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+
+from mbank.model import Refusal, RefusalError
+
+SKIPPED_DIRECTORIES = frozenset({"node_modules", "dist"})
+
+
+def refuse(rule: str, message: str) -> RefusalError:
+    """A `RefusalError` carrying `Refusal(rule, message)`, ready to raise."""
+    return RefusalError(Refusal(rule, message))
+
+
+def _segment_too_long(segment: str) -> bool:
+    return len(segment.encode("utf-8", "surrogatepass")) > 255
+
+
+def normalise_caller_path(
+    given: str,
+    root: str,
+    real_root: str,
+    is_document: Callable[[str], bool],
+    inner_root_dir_exists: Callable[[], bool],
+) -> str:
+    """Turn a path a caller gave into a bank path, or raise the spec's refusal (§2.2)."""
+    text = given.strip()
+    if not text:
+        raise refuse("path-empty", "`path` is required.")
+    if "\x00" in text:
+        raise refuse("path-nul", "Path contains a NUL character.")
+    if "\\" in text:
+        raise refuse("path-backslash", f'Path contains a backslash; bank paths use "/": {given}')
+    if text.startswith("/"):
+        absolute = posixpath.normpath(text)
+        if absolute.startswith("//"):
+            absolute = "/" + absolute.lstrip("/")
+        for base in (root, real_root):
+            if absolute == base:
+                text = ""
+                break
+            prefix = base if base.endswith("/") else base + "/"
+            if absolute.startswith(prefix):
+                text = absolute[len(prefix) :]
+                break
+        else:
+            raise refuse("path-outside", f"Path must stay inside the bank: {given}")
+    while text.startswith("./"):
+        text = text[2:]
+    segments: list[str] = []
+    for segment in text.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if not segments:
+                raise refuse("path-outside", f"Path must stay inside the bank: {given}")
+            segments.pop()
+            continue
+        segments.append(segment)
+    for segment in segments:
+        if _segment_too_long(segment):
+            raise refuse(
+                "path-segment-too-long",
+                f"Path has a segment longer than 255 bytes: {segment[:40]}…",
+            )
+    path = "/".join(segments)
+    root_name = posixpath.basename(root.rstrip("/"))
+    if (
+        root_name
+        and path.startswith(root_name + "/")
+        and not is_document(path)
+        and not inner_root_dir_exists()
+    ):
+        path = path[len(root_name) + 1 :]
+    return path
+
+
+def check_write_target(path: str, *, must_be_md: bool) -> None:
+    """Refuse a path a write would create or change that the walk could never see (§2.3)."""
+    if must_be_md and not path.endswith(".md"):
+        raise refuse("path-not-md", f"Path must end in .md: {path}")
+    segments = path.split("/")
+    for segment in segments:
+        if segment.startswith("."):
+            raise refuse(
+                "path-hidden",
+                "Path goes through a hidden (dot) name, which the bank does not index: " + path,
+            )
+    for segment in segments[:-1]:
+        if segment in SKIPPED_DIRECTORIES:
+            raise refuse(
+                "path-skipped-dir",
+                f'Path goes through "{segment}/", which the bank does not index: {path}',
+            )
