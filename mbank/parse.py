@@ -447,10 +447,18 @@ _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
 _LIST_MARKER = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:-+|=+)[ \t]*$")
 _BLANK = re.compile(r"^[ \t]*$")
+_RISKY_START = re.compile(r"^(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,}|[<>])")
+_QUOTE_MARKERS = re.compile(r"^(?:> ?[ ]*)+")
+_ONE_LINE_COMMENT = re.compile(r"^<!--.*-->[ \t]*$")
 
 
 def _scan_simple(lines: list[str]) -> BodyStructure | None:
-    """Fast scanner for simple bodies; None hands the body to markdown-it (spec 01 §5.1)."""
+    """Fast scanner for simple bodies; None hands the body to markdown-it (spec 01 §5.1).
+
+    A body is simple when nothing in it can change what is a top-level heading or a fence:
+    no HTML block (a one-line `<!-- … -->` comment excepted), no fence or heading inside a
+    blockquote or a list item, no setext underline, no tab in indentation.
+    """
     sections: list[tuple[str, int]] = []
     fences: list[tuple[int, int]] = []
     first_h1: str | None = None
@@ -470,18 +478,26 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
                 fences.append((fence_start, number + 1))
                 fence_char = ""
             continue
-        if "\t" in line[: len(line) - len(line.lstrip(" \t"))]:
-            return None
         content = line.lstrip(" ")
         indent = len(line) - len(content)
-        if indent <= 3 and content[:1] in ("<", ">"):
+        if content[:1] == "\t":
             return None
-        if seen_list and indent > 0 and content[:1] in ("#", "`", "~"):
+        if indent <= 3:
+            if content[:1] == "<" and not _ONE_LINE_COMMENT.match(content):
+                return None
+            if content[:1] == ">":
+                if _RISKY_START.match(_QUOTE_MARKERS.sub("", content)):
+                    return None
+                previous_blank = False
+                continue
+        if seen_list and indent > 0 and _RISKY_START.match(content):
             return None
         if _LIST_MARKER.match(line):
             seen_list = True
-            rest = _LIST_MARKER.sub("", line, count=1).lstrip(" ")
-            if rest[:1] in ("#", "`", "~", ">", "<", "-", "*", "+") or rest[:1].isdigit():
+            rest = line
+            while _LIST_MARKER.match(rest):
+                rest = _LIST_MARKER.sub("", rest, count=1).lstrip(" ")
+            if _RISKY_START.match(rest):
                 return None
         if not previous_blank and _SETEXT_UNDERLINE.match(line):
             return None
@@ -541,7 +557,7 @@ def scan_with_markdown_it(body: str) -> BodyStructure:
 def scan_body(body: str) -> BodyStructure:
     """Sections, first H1 and fences of a body: the fast scanner where safe, else markdown-it."""
     lines = [line.removesuffix("\r") for line in body.split("\n")]
-    if "\r" not in body and "\x00" not in body:
+    if not _LONE_CR.search(body):
         simple = _scan_simple(lines)
         if simple is not None:
             return simple

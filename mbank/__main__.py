@@ -1,0 +1,3 @@
+from mbank.cli import main
+
+raise SystemExit(main())

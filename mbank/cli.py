@@ -1,0 +1,203 @@
+"""The command line: subcommands over the same core functions the MCP tools call.
+
+Never imports `mcp` except inside the `serve`/`memo` handlers, so read subcommands start fast
+(spec 04 §9.1). Exit codes: 0 success, 1 refusal or runtime error, 2 usage error (§9.4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mbank.model import RefusalError
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A usage error: printed with the usage line, exit code 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# Root resolution (spec 04 §9.1)
+# --------------------------------------------------------------------------------------------
+
+
+def _git_top(start: str) -> str | None:
+    directory = start
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def discover_root(start: str) -> str | None:
+    """The first `memory_bank/` (else `memory-bank/`) from `start` up to the git top."""
+    start = os.path.abspath(start)
+    top = _git_top(start)
+    directory = start
+    while True:
+        for name in ("memory_bank", "memory-bank"):
+            candidate = os.path.join(directory, name)
+            if os.path.isdir(candidate):
+                return candidate
+        if top is not None and directory == top:
+            return None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def resolve_root(args: argparse.Namespace, *, required: bool = False) -> str:
+    """`--root`, else `MBANK_ROOT`, else discovery (servers require an explicit root)."""
+    given = getattr(args, "root", None) or os.environ.get("MBANK_ROOT")
+    if given:
+        return os.path.abspath(given)
+    if required:
+        raise UsageError("--root is required")
+    found = discover_root(os.getcwd())
+    if found is None:
+        raise UsageError("no bank found; pass --root")
+    return found
+
+
+def print_json(value: Any) -> None:
+    """Print a result object as the `--json` flag promises: 2-space indent, UTF-8 unescaped."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+# --------------------------------------------------------------------------------------------
+# stats (CLI only)
+# --------------------------------------------------------------------------------------------
+
+
+def _add_stats(sub: Any) -> None:
+    sub.add_parser("stats", help="what the bank holds: documents, contract, edges, layers")
+
+
+def _run_stats(args: argparse.Namespace) -> int:
+    from mbank.snapshot import Bank
+    from mbank.stats import bank_stats, format_stats
+
+    root = resolve_root(args)
+    bank = Bank(root)
+    started = time.perf_counter()
+    snapshot = bank.refresh()
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    result = bank_stats(snapshot, elapsed_ms)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_stats(result))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# The parser
+# --------------------------------------------------------------------------------------------
+
+Subparsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
+Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
+
+# One entry per subcommand: (adds its parser, runs it). Order is the order of `--help`.
+COMMANDS: dict[str, Command] = {
+    "stats": (_add_stats, _run_stats),
+}
+
+UPSTREAM_FLAGS = {
+    "--stats": "stats",
+    "--route": "route",
+    "--read": "read",
+    "--validate": "validate",
+    "--graph": "graph",
+    "--search": "search",
+    "--changed": "changed",
+    "--create": "create",
+    "--promote": "promote",
+    "--list-inbox": "inbox",
+    "--init": "init",
+    "--materialize-flows": "materialize-flows",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's hook for usage errors
+        self.print_usage(sys.stderr)
+        hint = ""
+        for flag, command in UPSTREAM_FLAGS.items():
+            if flag in sys.argv[1:]:
+                hint = f"\nmbank: {flag} is now a subcommand: mbank {command} …"
+                break
+        sys.stderr.write(f"mbank: error: {message}{hint}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--root", default=default, help="the bank directory")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="print the result object as JSON",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `mbank` argument parser with every registered subcommand."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        own_version = version("mbank")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        own_version = "0+unknown"
+    parser = _Parser(prog="mbank", description="A governed markdown memory bank for agents.")
+    parser.add_argument("--version", action="version", version=f"mbank {own_version}")
+    _global_options(parser, suppress=False)
+    parser.add_argument(
+        "--off", action="append", default=[], help="serve nothing for this bank (repeatable)"
+    )
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for add, _run in COMMANDS.values():
+        add(sub)
+    for name, subparser in sub.choices.items():
+        if name in COMMANDS:
+            _global_options(subparser, suppress=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `mbank` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            if "serve" in COMMANDS:
+                return COMMANDS["serve"][1](args)
+            parser.print_usage(sys.stderr)
+            return EXIT_USAGE
+        return COMMANDS[args.command][1](args)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"mbank: {exc}\n")
+        return EXIT_USAGE
+    except RefusalError as exc:
+        sys.stderr.write(f"mbank: {exc.refusal.message}\n")
+        return EXIT_REFUSED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
