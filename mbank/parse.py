@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from mbank.contract import BUILTIN_LAYER_DIRS
 from mbank.model import Doc, Edge, Link, Section
 
 # --------------------------------------------------------------------------------------------
@@ -592,29 +593,6 @@ def extract_links(
 # --------------------------------------------------------------------------------------------
 # The document record (spec 01 §6)
 # --------------------------------------------------------------------------------------------
-
-BUILTIN_LAYER_DIRS: Mapping[str, str] = {
-    "dna": "dna",
-    "product": "knowledge",
-    "domain": "knowledge",
-    "engineering": "knowledge",
-    "ops": "knowledge",
-    "system": "knowledge",
-    "services": "knowledge",
-    "research": "knowledge",
-    "strategies": "knowledge",
-    "adr": "decision",
-    "use-cases": "decision",
-    "use_cases": "decision",
-    "prd": "decision",
-    "features": "delivery",
-    "epics": "delivery",
-    "tasks": "delivery",
-    "flows": "flow",
-    "processes": "flow",
-    "prompts": "flow",
-    "_inbox": "inbox",
-}
 
 
 def builtin_layer(path: str) -> str:

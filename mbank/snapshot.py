@@ -186,9 +186,7 @@ class Bank:
         )
 
 
-def build_snapshot(
-    root: str, real_root: str, cached: dict[str, Any], generation: int
-) -> Snapshot:
+def build_snapshot(root: str, real_root: str, cached: dict[str, Any], generation: int) -> Snapshot:
     """Derive every map of spec 01 §7 from the parsed documents (sorted by path)."""
     base: dict[str, Doc] = {path: entry.doc for path, entry in cached.items()}
     raw: dict[str, str] = {path: entry.text for path, entry in cached.items()}

@@ -1,0 +1,134 @@
+"""Shared fixtures: the fixture banks copied to tmp_path, the top-level snapshot directory,
+`assert_unchanged`, the anyio backend and the opt-in corpus roots."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from syrupy.extensions.json import JSONSnapshotExtension
+from syrupy.location import PyTestLocation
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+SNAPSHOT_ROOT = REPO / "snapshots"
+FIXTURE_BANK = TESTS / "fixture-bank"
+FIXTURE_OVERLAY = TESTS / "fixture-overlay"
+TODAY = "2026-09-14"
+
+
+class TopLevelJSONExtension(JSONSnapshotExtension):
+    """Snapshots live in `<repo>/snapshots/<test module>/` (spec 07 §2.2)."""
+
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return str(SNAPSHOT_ROOT / test_location.basename)
+
+
+@pytest.fixture
+def snapshot(snapshot: Any) -> Any:
+    return snapshot.with_defaults(extension_class=TopLevelJSONExtension)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def copy_fixture(target: Path, *, overlay: bool) -> Path:
+    """Copy the base fixture (and the overlay over it) to `target` and return it."""
+    shutil.copytree(FIXTURE_BANK, target)
+    if overlay:
+        shutil.copytree(FIXTURE_OVERLAY, target, dirs_exist_ok=True)
+    return target
+
+
+@pytest.fixture
+def fixture_bank(tmp_path: Path) -> Path:
+    """A private copy of the 17-file base fixture bank."""
+    return copy_fixture(tmp_path / "bank", overlay=False)
+
+
+@pytest.fixture
+def fixture_plus(tmp_path: Path) -> Path:
+    """A private copy of the extended fixture: base plus overlay (25 files)."""
+    return copy_fixture(tmp_path / "bank", overlay=True)
+
+
+def tree_digest(root: Path, *, with_mtimes: bool = False) -> dict[str, str]:
+    """Every path under root with its bytes' hash and permission bits (`.mbank/` included).
+
+    The content of `.mbank/lock` is left out: each lock holder may rewrite it (spec 07 §1).
+    """
+    digest: dict[str, str] = {}
+    if not root.exists():
+        return digest
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            path = Path(directory) / name
+            relative = path.relative_to(root).as_posix()
+            info = path.lstat()
+            entry = f"mode={stat.S_IMODE(info.st_mode):o}"
+            if stat.S_ISLNK(info.st_mode):
+                entry += f" link={os.readlink(path)}"
+            elif stat.S_ISREG(info.st_mode) and relative != ".mbank/lock":
+                entry += " sha=" + hashlib.sha256(path.read_bytes()).hexdigest()
+            if with_mtimes:
+                entry += f" mtime={info.st_mtime_ns}"
+            digest[relative] = entry
+    return digest
+
+
+@pytest.fixture
+def assert_unchanged() -> Callable[[Path], Any]:
+    """`with assert_unchanged(root): ...` fails if anything under root changed."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def check(root: Path) -> Iterator[None]:
+        before = tree_digest(root)
+        yield
+        after = tree_digest(root)
+        assert after == before, "a refused or read-only call changed the bank"
+
+    return check
+
+
+def corpus_roots() -> list[Path] | None:
+    """Bank roots named by MBANK_TEST_ROOTS; None when unset (the corpus tier is skipped).
+
+    An entry may be a bank root (it has `dna/` or any `.md` file at its top) or a folder whose
+    subdirectories are bank roots, like `../shared/corpora`. A named path that does not exist
+    fails the tier rather than skipping it (spec 07 §2.7).
+    """
+    value = os.environ.get("MBANK_TEST_ROOTS")
+    if not value:
+        return None
+    roots: list[Path] = []
+    for entry in value.split(os.pathsep):
+        if not entry:
+            continue
+        path = Path(entry).resolve()
+        if not path.is_dir():
+            pytest.fail(f"MBANK_TEST_ROOTS names a path that does not exist: {entry}")
+        if (path / "dna").is_dir():
+            roots.append(path)
+        else:
+            roots.extend(sorted(child for child in path.iterdir() if (child / "dna").is_dir()))
+    return roots
+
+
+@pytest.fixture
+def corpus() -> dict[str, Path]:
+    """The corpus banks by folder name; skips when MBANK_TEST_ROOTS is unset."""
+    roots = corpus_roots()
+    if roots is None:
+        pytest.skip("MBANK_TEST_ROOTS is not set (opt-in corpus tier)")
+    return {root.name: root for root in roots}
