@@ -68,6 +68,8 @@ class Doc(msgspec.Struct, frozen=True):
     text_ok: bool
     links: tuple[Link, ...] = ()
     first_h1: str | None = None
+    # sha256 hex of the bytes read: the pre-image hash a write plan records (spec 03 §1.4)
+    sha256: str = ""
 
 
 class LayerRow(msgspec.Struct, frozen=True):

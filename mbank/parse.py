@@ -8,6 +8,7 @@ recovered line by line, so it stays routable, readable and visible to `validate`
 from __future__ import annotations
 
 import base64
+import hashlib
 import datetime as dt
 import math
 import re
@@ -688,6 +689,7 @@ class Parsed(msgspec.Struct, frozen=True):
 def parse_document(path: str, raw: bytes, mtime_ns: int = 0, size: int | None = None) -> Parsed:
     """Parse one document from its bytes. Never raises."""
     byte_size = len(raw) if size is None else size
+    digest = hashlib.sha256(raw).hexdigest()
     problem = _encoding_problem(raw)
     if problem is not None:
         doc = Doc(
@@ -716,9 +718,12 @@ def parse_document(path: str, raw: bytes, mtime_ns: int = 0, size: int | None = 
             mtime_ns=mtime_ns,
             size=byte_size,
             text_ok=False,
+            sha256=digest,
         )
         return Parsed(doc, "")
-    return Parsed(parse_text(path, raw.decode("utf-8"), mtime_ns, byte_size), raw.decode("utf-8"))
+    text = raw.decode("utf-8")
+    doc = parse_text(path, text, mtime_ns, byte_size)
+    return Parsed(msgspec.structs.replace(doc, sha256=digest), text)
 
 
 def parse_text(path: str, text: str, mtime_ns: int = 0, size: int | None = None) -> Doc:
@@ -771,4 +776,5 @@ def parse_text(path: str, text: str, mtime_ns: int = 0, size: int | None = None)
         text_ok=True,
         links=links,
         first_h1=structure.first_h1,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
     )
