@@ -104,6 +104,21 @@ def _run_stats(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# hook (the Stop hook, spec 04 §10): stdlib and dulwich only
+# --------------------------------------------------------------------------------------------
+
+
+def _add_hook(sub: Any) -> None:
+    sub.add_parser("hook", help="the end-of-session capture hook (reads Stop JSON)")
+
+
+def _run_hook(args: argparse.Namespace) -> int:
+    from mbank.hook import main as hook_main
+
+    return hook_main(getattr(args, "root", None))
+
+
+# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -113,6 +128,7 @@ Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 # One entry per subcommand: (adds its parser, runs it). Order is the order of `--help`.
 COMMANDS: dict[str, Command] = {
     "stats": (_add_stats, _run_stats),
+    "hook": (_add_hook, _run_hook),
 }
 
 UPSTREAM_FLAGS = {
