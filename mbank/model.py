@@ -136,3 +136,163 @@ class RefusalError(Exception):
     def __init__(self, refusal: Refusal) -> None:
         super().__init__(refusal.message)
         self.refusal = refusal
+
+
+# --------------------------------------------------------------------------------------------
+# Writes: plans, intents and journal records (spec 03 §1, §14)
+# --------------------------------------------------------------------------------------------
+
+
+def _sha256_hex(content: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(content).hexdigest()
+
+
+class FileOp(msgspec.Struct, frozen=True, tag_field="kind", forbid_unknown_fields=True):
+    """One file operation of a plan (spec 03 §1.4); the concrete kinds are the subclasses.
+
+    `content` is the exact bytes to write (None for a delete), `after` their sha256, `before`
+    the sha256 of the bytes the snapshot read (None for a create).
+    """
+
+    path: str
+    content: bytes | None = None
+    before: str | None = None
+    after: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """`create`, `replace` or `delete` (the tag written to JSON)."""
+        return str(type(self).__struct_config__.tag)
+
+
+class CreateFile(FileOp, frozen=True, tag="create"):
+    """Create a file that does not exist (its missing directories are created by the apply)."""
+
+    def __post_init__(self) -> None:
+        if self.content is None or self.before is not None:
+            raise ValueError(f"a create needs content and no pre-image hash: {self.path}")
+        if self.after != _sha256_hex(self.content):
+            raise ValueError(f"after is not the sha256 of the content: {self.path}")
+
+
+class ReplaceFile(FileOp, frozen=True, tag="replace"):
+    """Replace an existing file whose current bytes hash to `before`."""
+
+    def __post_init__(self) -> None:
+        if self.content is None or self.before is None:
+            raise ValueError(f"a replace needs content and a pre-image hash: {self.path}")
+        if self.after != _sha256_hex(self.content):
+            raise ValueError(f"after is not the sha256 of the content: {self.path}")
+
+
+class DeleteFile(FileOp, frozen=True, tag="delete"):
+    """Delete an existing file whose current bytes hash to `before`."""
+
+    def __post_init__(self) -> None:
+        if self.content is not None or self.before is None or self.after is not None:
+            raise ValueError(f"a delete needs a pre-image hash and nothing else: {self.path}")
+
+
+AnyFileOp = CreateFile | ReplaceFile | DeleteFile
+
+
+class Plan(msgspec.Struct, frozen=True):
+    """What a write will do: the tool and its file operations, applied in order (§1.4)."""
+
+    tool: str
+    ops: tuple[AnyFileOp, ...] = ()
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for op in self.ops:
+            if op.path in seen:
+                raise ValueError(f"a path appears twice in one plan: {op.path}")
+            seen.add(op.path)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The bank paths the plan touches, in plan order."""
+        return tuple(op.path for op in self.ops)
+
+
+class FileRead(msgspec.Struct, frozen=True):
+    """The outcome of reading a `bodyFile`/`contentFile` (spec 03 §2.5): text or a refusal."""
+
+    text: str | None = None
+    refusal: Refusal | None = None
+    sha256: str | None = None
+    size: int | None = None
+
+
+class Intent(msgspec.Struct, frozen=True):
+    """Everything a gate or reducer may know besides the snapshot (spec 03 §1.1 step 4).
+
+    `files` maps a file argument name (`bodyFile`, `contentFile`) to what reading it gave;
+    `facts` holds the tool-specific outside facts its shell gathered (e.g. undo's current
+    file hashes). `journal_id` is None on a dry run.
+    """
+
+    tool: str
+    arguments: dict[str, Any]
+    today: str
+    now: str
+    journal_id: str | None
+    dry_run: bool
+    files: dict[str, FileRead] = {}
+    facts: dict[str, Any] = {}
+
+
+class JournalNotes(msgspec.Struct, frozen=True):
+    """The tool-specific keys a journal record carries (spec 03 §14.2)."""
+
+    reason: str | None = None
+    title: str | None = None
+    purpose: str | None = None
+    from_: str | None = None
+    to: str | None = None
+    undo_of: str | None = None
+
+
+class PlanOutcome(msgspec.Struct, frozen=True):
+    """What a tool's pure gates + reducer hand to the write engine.
+
+    `result` holds the tool's own result fields (camelCase, in its order); `force` turns the
+    post-check's new errors into warnings (forced init / materialize, spec 03 §1.5).
+    """
+
+    plan: Plan
+    warnings: tuple[str, ...] = ()
+    result: dict[str, Any] = {}
+    notes: JournalNotes = JournalNotes()
+    force: bool = False
+
+
+class RecordOp(msgspec.Struct, frozen=True):
+    """One op as the journal keeps it: path, kind and the hashes around it (§14.2)."""
+
+    path: str
+    kind: str
+    before: str | None
+    after: str | None
+
+
+class JournalRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One applied write, one line of `.mbank/journal.jsonl` (spec 03 §14.2)."""
+
+    v: int
+    id: str
+    time: str
+    tool: str
+    via: str
+    mbank: str
+    intent: dict[str, Any]
+    ops: tuple[RecordOp, ...]
+    warnings: tuple[str, ...]
+    reason: str | None = None
+    title: str | None = None
+    purpose: str | None = None
+    from_: str | None = msgspec.field(default=None, name="from")
+    to: str | None = None
+    undo_of: str | None = msgspec.field(default=None, name="undoOf")
