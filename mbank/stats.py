@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
 from collections import Counter
 from typing import Any
 
+from mbank.journal import journal_summary
 from mbank.snapshot import Snapshot
-
-JOURNAL_FILE = os.path.join(".mbank", "journal.jsonl")
-
-
-def journal_summary(root: str) -> dict[str, Any]:
-    """The number of journal records and the last one's time and tool; reads only."""
-    path = os.path.join(root, JOURNAL_FILE)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = [line for line in handle if line.strip()]
-    except OSError:
-        return {"records": 0}
-    summary: dict[str, Any] = {"records": len(lines)}
-    if lines:
-        try:
-            last = json.loads(lines[-1])
-            summary["last"] = {"time": last.get("time"), "tool": last.get("tool")}
-        except (ValueError, AttributeError):
-            pass
-    return summary
 
 
 def _counts(values: list[str]) -> dict[str, int]:

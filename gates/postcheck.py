@@ -1,0 +1,93 @@
+"""The post-check: no write may add a validation error that was not already there.
+
+Pure (spec 03 §1.5; ARCHITECTURE.md invariant 2). It compares the findings of the snapshot
+before a plan with those of the virtual snapshot after it. A finding's identity is
+`(rule, path, message)`; its line is ignored, because lines move under edits. New errors
+refuse the write (reason `postcheck`) unless the write is forced (init / materialize), in which
+case they become warnings like the new warnings: `New <severity> <rule> on <path>: <message>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mbank.model import Finding
+from mbank.paths import refuse
+from mbank.snapshot import Snapshot
+
+FindingsFor = Callable[[Snapshot, Sequence[str]], tuple[Finding, ...]]
+
+ERROR = "error"
+WARNING = "warning"
+
+
+def identity(finding: Finding) -> tuple[str, str, str]:
+    """What makes two findings the same finding: rule, path and message (not the line)."""
+    return (finding.rule, finding.path, finding.message)
+
+
+def new_findings(
+    before: Sequence[Finding], after: Sequence[Finding], severity: str
+) -> list[Finding]:
+    """Findings of `severity` in `after` whose identity is not among `before`'s, in order."""
+    known = {identity(finding) for finding in before if finding.severity == severity}
+    return [
+        finding
+        for finding in after
+        if finding.severity == severity and identity(finding) not in known
+    ]
+
+
+def refusal_text(errors: Sequence[Finding]) -> str:
+    """The `postcheck` refusal: the count, then one `- [rule] path: message` line per error."""
+    count = len(errors)
+    plural = "" if count == 1 else "s"
+    lines = [f"This write would add {count} validation error{plural}, so nothing was written:"]
+    lines.extend(f"- [{error.rule}] {error.path}: {error.message}" for error in errors)
+    return "\n".join(lines)
+
+
+def warning_text(finding: Finding) -> str:
+    """A new finding as a result warning: `New <severity> <rule> on <path>: <message>`."""
+    return f"New {finding.severity} {finding.rule} on {finding.path}: {finding.message}"
+
+
+def compare_findings(
+    before: Sequence[Finding], after: Sequence[Finding], *, force: bool = False
+) -> tuple[str, ...]:
+    """Refuse new errors (unless `force`), and return the warnings the write adds.
+
+    Without `force` the warnings are the new warnings in validation order. With `force` the
+    new errors join them, each at its place in validation order.
+    """
+    errors = new_findings(before, after, ERROR)
+    if errors and not force:
+        raise refuse("postcheck", refusal_text(errors))
+    reported = {id(finding) for finding in errors}
+    reported.update(id(finding) for finding in new_findings(before, after, WARNING))
+    return tuple(warning_text(finding) for finding in after if id(finding) in reported)
+
+
+def default_findings_for() -> FindingsFor:
+    """The validation module's partial validation (`mbank.validate.findings_for`)."""
+    from mbank.validate import findings_for  # type: ignore[import-not-found,unused-ignore]
+
+    resolved: FindingsFor = findings_for
+    return resolved
+
+
+def post_check(
+    before: Snapshot,
+    after: Snapshot,
+    paths: Sequence[str],
+    *,
+    force: bool = False,
+    findings_for: FindingsFor | None = None,
+) -> tuple[str, ...]:
+    """Validate what a plan touches before and after it; refuse new errors, return warnings.
+
+    `paths` are the plan's paths; `findings_for(snapshot, paths)` must return, for the
+    comparison, what a full validation would (spec 03 §1.5: full validation is the reference).
+    """
+    validate = findings_for if findings_for is not None else default_findings_for()
+    return compare_findings(validate(before, paths), validate(after, paths), force=force)

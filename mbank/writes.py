@@ -1,0 +1,457 @@
+"""The write engine: the one shell helper every write tool runs through (spec 03 §1.1).
+
+A tool supplies a pure `gate_and_plan(snapshot, intent) -> PlanOutcome` (its gates and its
+reducer); `execute` does everything around it: the lock and crash recovery, the refresh, the
+intent's outside facts (today, now, the journal id, the content of `bodyFile`/`contentFile`
+read under the project confinement of §2.5), the post-check, and then either the dry-run
+diff or the journal apply. It returns the fields every write result shares (§1.3).
+
+A bank without `.mbank/` (never written by mbank, or `bank_init` on a missing root) is planned
+and checked once without the lock; only a write that passes creates the root (when asked)
+and `.mbank/`, takes the lock and plans again under it, so a refused write leaves no trace.
+A dry run takes no lock, recovers nothing and creates nothing.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from mbank.gates.postcheck import FindingsFor, post_check
+from mbank.journal import (
+    LOCK_TIMEOUT,
+    RECORD_VERSION,
+    FaultHook,
+    apply_plan,
+    bank_lock,
+    changed_on_disk,
+    compact_intent,
+    ensure_journal_dir,
+    fresh_journal_id,
+    has_journal_dir,
+    mbank_version,
+    random_journal_id,
+    record_ops,
+    recover,
+    undo_facts,
+)
+from mbank.model import (
+    CreateFile,
+    FileRead,
+    Intent,
+    JournalRecord,
+    Plan,
+    PlanOutcome,
+    Refusal,
+)
+from mbank.paths import refuse
+from mbank.plan import apply_virtually, plan_diff, snapshot_pre_image
+from mbank.snapshot import Bank, Snapshot
+
+GateAndPlan = Callable[[Snapshot, Intent], PlanOutcome]
+GatherFacts = Callable[[Snapshot], dict[str, Any]]
+Clock = Callable[[], datetime]
+MakeId = Callable[[datetime], str]
+
+FILE_LIMIT = 1_000_000
+# file argument → (the inline argument it excludes, the `<what>` of its messages)
+FILE_ARGUMENTS = {"bodyFile": ("body", "body"), "contentFile": ("content", "content")}
+
+
+def utc_now() -> datetime:
+    """The current UTC time (the engine's default clock)."""
+    return datetime.now(UTC)
+
+
+class WriteOutcome(msgspec.Struct, frozen=True):
+    """What `execute` returns: the tool's outcome plus the fields every write result has.
+
+    `applied` is the done-flag's value: a real run that changed at least one file.
+    `warnings` are the tool's warnings followed by the post-check's. `snapshot` is the bank
+    after the write (refreshed), or the one planned on for a dry run or a no-op.
+    """
+
+    tool: str
+    dry_run: bool
+    applied: bool
+    plan: Plan
+    result: dict[str, Any]
+    warnings: tuple[str, ...]
+    diff: str | None
+    journal_id: str | None
+    record: JournalRecord | None
+    snapshot: Snapshot
+
+    def common_fields(self) -> dict[str, Any]:
+        """`{dryRun, diff?, journalId?}` (spec 03 §1.3), for the tool to place in its result."""
+        fields: dict[str, Any] = {"dryRun": self.dry_run}
+        if self.diff is not None:
+            fields["diff"] = self.diff
+        if self.journal_id is not None:
+            fields["journalId"] = self.journal_id
+        return fields
+
+
+# --------------------------------------------------------------------------------------------
+# bodyFile / contentFile (spec 03 §2.5, rules 5-11)
+# --------------------------------------------------------------------------------------------
+
+
+def _inside(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _git_work_tree(start: str) -> str | None:
+    directory = start
+    while True:
+        if os.path.lexists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRead:
+    """Read a `bodyFile`/`contentFile` under mbank's project confinement (§2.5 rules 5–11).
+
+    The project is the bank root's parent directory (P1) and the work tree of the git
+    repository holding the bank (P2), by real path. A relative `given` resolves against
+    `cwd`. Rules 1–4 (both given, blank, NUL) are checks on the arguments, left to the gate.
+    """
+    label = f'{what}File "{given}"'
+
+    def refusal(rule: str, message: str) -> FileRead:
+        return FileRead(refusal=Refusal(rule, message))
+
+    lexical = os.path.normpath(os.path.join(cwd, given))
+    try:
+        info = os.stat(lexical)
+    except OSError as exc:
+        why = "no such file" if exc.errno == errno.ENOENT else (exc.strerror or str(exc)).lower()
+        return refusal(
+            "file-unreadable",
+            f"{label} could not be read ({why}). The path is absolute, or relative to the "
+            "server's working directory.",
+        )
+    bank_lexical = os.path.abspath(bank_root)
+    lexical_p1 = os.path.dirname(bank_lexical)
+    p1 = os.path.realpath(lexical_p1)
+    lexical_p2 = _git_work_tree(bank_lexical)
+    p2 = os.path.realpath(lexical_p2) if lexical_p2 is not None else None
+    real = os.path.realpath(lexical)
+    real_bases = [base for base in (p1, p2) if base is not None]
+    if not any(_inside(real, base) for base in real_bases):
+        lexical_bases = [*real_bases, lexical_p1, *([lexical_p2] if lexical_p2 else [])]
+        if any(_inside(lexical, base) for base in lexical_bases):
+            return refusal(
+                "file-symlink", f"{label} leads outside this project through a symbolic link."
+            )
+        project = p2 if p2 is not None else p1
+        return refusal(
+            "file-outside",
+            f"{label} is outside this project ({project}). Only files inside the project can "
+            "be read.",
+        )
+    base = p1 if _inside(real, p1) else (p2 or p1)
+    relative = os.path.relpath(real, base)
+    hidden = next(
+        (part for part in relative.split(os.sep) if part.startswith(".") and part != "."),
+        None,
+    )
+    if hidden is not None:
+        return refusal(
+            "file-hidden",
+            f"{label} is inside a hidden name ({hidden}). Files under .git/, other "
+            "dot-directories and dot-files are never read.",
+        )
+    if not stat.S_ISREG(info.st_mode):
+        return refusal("file-not-regular", f"{label} is not a regular file.")
+    if info.st_size > FILE_LIMIT:
+        return refusal(
+            "file-too-large",
+            f"{label} is {info.st_size} bytes, past the {FILE_LIMIT} this accepts. Split it, "
+            "or write the document in sections.",
+        )
+    try:
+        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return refusal("file-not-regular", f"{label} is not a regular file.")
+            content = os.read(descriptor, FILE_LIMIT + 1)
+        finally:
+            os.close(descriptor)
+    except OSError as exc:
+        why = (exc.strerror or str(exc)).lower()
+        return refusal(
+            "file-unreadable",
+            f"{label} could not be read ({why}). The path is absolute, or relative to the "
+            "server's working directory.",
+        )
+    if len(content) > FILE_LIMIT:
+        return refusal(
+            "file-too-large",
+            f"{label} is {len(content)} bytes, past the {FILE_LIMIT} this accepts. Split it, "
+            "or write the document in sections.",
+        )
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\x00" in text:
+        return refusal("file-not-utf8", f"{label} is not UTF-8 text.")
+    import hashlib
+
+    return FileRead(text=text, sha256=hashlib.sha256(content).hexdigest(), size=len(content))
+
+
+def read_file_arguments(
+    arguments: Mapping[str, Any], bank_root: str, cwd: str
+) -> dict[str, FileRead]:
+    """Read every `bodyFile`/`contentFile` argument whose gate will get as far as reading it.
+
+    Not read (the gate refuses first, §2.5 rules 1, 3, 4): a file given together with its
+    inline argument, a blank path, a path with a NUL character.
+    """
+    reads: dict[str, FileRead] = {}
+    for key, (inline, what) in FILE_ARGUMENTS.items():
+        given = arguments.get(key)
+        if not isinstance(given, str) or not given.strip() or "\x00" in given:
+            continue
+        if arguments.get(inline) is not None:
+            continue
+        reads[key] = read_content_file(given, what, bank_root, cwd)
+    return reads
+
+
+# --------------------------------------------------------------------------------------------
+# The engine
+# --------------------------------------------------------------------------------------------
+
+
+def build_intent(
+    snapshot: Snapshot,
+    tool: str,
+    arguments: Mapping[str, Any],
+    *,
+    now: datetime,
+    journal_id: str | None,
+    dry_run: bool,
+    gather_facts: GatherFacts | None = None,
+    cwd: str | None = None,
+) -> Intent:
+    """The intent of spec 03 §1.1 step 4: arguments plus every outside fact a gate may need."""
+    return Intent(
+        tool=tool,
+        arguments=dict(arguments),
+        today=now.astimezone(UTC).date().isoformat(),
+        now=now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        journal_id=journal_id,
+        dry_run=dry_run,
+        files=read_file_arguments(arguments, snapshot.root, cwd or os.getcwd()),
+        facts=gather_facts(snapshot) if gather_facts is not None else {},
+    )
+
+
+class _Checked(msgspec.Struct, frozen=True):
+    intent: Intent
+    outcome: PlanOutcome
+    warnings: tuple[str, ...]
+
+
+def _plan_and_check(
+    snapshot: Snapshot,
+    intent: Intent,
+    gate_and_plan: GateAndPlan,
+    findings_for: FindingsFor | None,
+) -> _Checked:
+    outcome = gate_and_plan(snapshot, intent)
+    warnings = tuple(outcome.warnings)
+    if outcome.plan.ops:
+        after = apply_virtually(snapshot, outcome.plan)
+        warnings += post_check(
+            snapshot,
+            after,
+            outcome.plan.paths,
+            force=outcome.force,
+            findings_for=findings_for,
+        )
+    return _Checked(intent, outcome, warnings)
+
+
+def _disk_pre_images(root: str, snapshot: Snapshot, plan: Plan) -> dict[str, bytes]:
+    """Pre-images the snapshot does not hold (non-document or non-text files), read now."""
+    found: dict[str, bytes] = {}
+    for op in plan.ops:
+        if isinstance(op, CreateFile) or snapshot_pre_image(snapshot, op.path) is not None:
+            continue
+        absolute = os.path.join(root, *op.path.split("/"))
+        try:
+            descriptor = os.open(absolute, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            raise changed_on_disk(op.path) from None
+        try:
+            chunks = []
+            while chunk := os.read(descriptor, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(descriptor)
+        found[op.path] = b"".join(chunks)
+    return found
+
+
+def _outcome(
+    tool: str,
+    checked: _Checked,
+    snapshot: Snapshot,
+    *,
+    dry_run: bool,
+    diff: str | None = None,
+    record: JournalRecord | None = None,
+) -> WriteOutcome:
+    return WriteOutcome(
+        tool=tool,
+        dry_run=dry_run,
+        applied=record is not None,
+        plan=checked.outcome.plan,
+        result=dict(checked.outcome.result),
+        warnings=checked.warnings,
+        diff=diff,
+        journal_id=record.id if record is not None else None,
+        record=record,
+        snapshot=snapshot,
+    )
+
+
+def execute(
+    bank: Bank,
+    tool: str,
+    arguments: Mapping[str, Any],
+    gate_and_plan: GateAndPlan,
+    *,
+    dry_run: bool,
+    via: str = "mcp",
+    gather_facts: GatherFacts | None = None,
+    create_root: bool = False,
+    clock: Clock = utc_now,
+    make_id: MakeId = random_journal_id,
+    findings_for: FindingsFor | None = None,
+    fault: FaultHook | None = None,
+    lock_timeout: float = LOCK_TIMEOUT,
+    cwd: str | None = None,
+) -> WriteOutcome:
+    """Run one write through the pipeline of spec 03 §1.1 and return its common outcome.
+
+    Raises `RefusalError` for every refusal (gates, post-check, lock, preconditions, a failed
+    apply); nothing is written then. `create_root` lets `bank_init` create a missing root
+    once its write has passed every check; any other write to a missing root is refused
+    (`root-missing`). `findings_for` defaults to the validation module's partial validation.
+    """
+    root = bank.root
+
+    def checked_on(snapshot: Snapshot, journal_id: str | None, now: datetime) -> _Checked:
+        intent = build_intent(
+            snapshot,
+            tool,
+            arguments,
+            now=now,
+            journal_id=journal_id,
+            dry_run=dry_run,
+            gather_facts=gather_facts,
+            cwd=cwd,
+        )
+        return _plan_and_check(snapshot, intent, gate_and_plan, findings_for)
+
+    if dry_run:
+        snapshot = bank.refresh()
+        checked = checked_on(snapshot, None, clock())
+        plan = checked.outcome.plan
+        diff = plan_diff(snapshot, plan, _disk_pre_images(root, snapshot, plan))
+        return _outcome(tool, checked, snapshot, dry_run=True, diff=diff)
+
+    if not has_journal_dir(root):
+        snapshot = bank.refresh()
+        now = clock()
+        checked = checked_on(snapshot, make_id(now), now)
+        if not checked.outcome.plan.ops:
+            return _outcome(tool, checked, snapshot, dry_run=False)
+        if not os.path.isdir(root):
+            if not create_root:
+                raise refuse("root-missing", f"The bank root {root} does not exist.")
+            os.makedirs(root, exist_ok=True)
+        ensure_journal_dir(root)
+
+    with bank_lock(root, tool, timeout=lock_timeout):
+        recover(root)
+        snapshot = bank.refresh()
+        now = clock()
+        journal_id = fresh_journal_id(root, now, make_id)
+        checked = checked_on(snapshot, journal_id, now)
+        plan = checked.outcome.plan
+        if not plan.ops:
+            return _outcome(tool, checked, snapshot, dry_run=False)
+        ensure_journal_dir(root)
+        intent, objects = compact_intent(arguments, checked.intent.files)
+        notes = checked.outcome.notes
+        record = JournalRecord(
+            v=RECORD_VERSION,
+            id=journal_id,
+            time=checked.intent.now,
+            tool=tool,
+            via=via,
+            mbank=mbank_version(),
+            intent=intent,
+            ops=record_ops(plan),
+            warnings=checked.warnings,
+            reason=notes.reason,
+            title=notes.title,
+            purpose=notes.purpose,
+            from_=notes.from_,
+            to=notes.to,
+            undo_of=notes.undo_of,
+        )
+        apply_plan(root, bank.real_root, plan, record, objects=objects, fault=fault)
+    return _outcome(tool, checked, bank.refresh(), dry_run=False, record=record)
+
+
+# --------------------------------------------------------------------------------------------
+# undo (CLI only, spec 03 §14.10)
+# --------------------------------------------------------------------------------------------
+
+
+def run_undo(
+    bank: Bank,
+    *,
+    record_id: str | None = None,
+    dry_run: bool = False,
+    clock: Clock = utc_now,
+    make_id: MakeId = random_journal_id,
+    findings_for: FindingsFor | None = None,
+    fault: FaultHook | None = None,
+    lock_timeout: float = LOCK_TIMEOUT,
+) -> dict[str, Any]:
+    """Undo the newest journal record (or `record_id`) as a journaled write; `UndoResult`."""
+    from mbank.reducers.undo import gate_and_plan_undo, undo_result
+
+    arguments: dict[str, Any] = {} if record_id is None else {"id": record_id}
+    outcome = execute(
+        bank,
+        "undo",
+        arguments,
+        gate_and_plan_undo,
+        dry_run=dry_run,
+        via="cli",
+        gather_facts=lambda _snapshot: {"undo": undo_facts(bank.root, record_id)},
+        clock=clock,
+        make_id=make_id,
+        findings_for=findings_for,
+        fault=fault,
+        lock_timeout=lock_timeout,
+    )
+    return undo_result(outcome.result, outcome.common_fields())

@@ -1,0 +1,146 @@
+"""Planning `mbank undo`: the inverse of one journal record (spec 03 §14.10).
+
+Pure. The shell gathers the outside facts (`journal.undo_facts`): the journal's records, the
+current sha256 of every file the target record touched, and the pre-images still in
+`.mbank/objects/`. From those this module refuses, in the spec's order, or returns the plan:
+the record's ops in reverse order, each inverted, each with the record's post-image as its
+precondition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mbank.model import (
+    AnyFileOp,
+    CreateFile,
+    DeleteFile,
+    Intent,
+    JournalNotes,
+    JournalRecord,
+    Plan,
+    PlanOutcome,
+    ReplaceFile,
+)
+from mbank.paths import refuse
+from mbank.snapshot import Snapshot
+
+UNDO_TOOL = "undo"
+ACTIONS = {"replace": "restored", "create": "deleted", "delete": "recreated"}
+
+
+def _is_undone(record_id: str, undoers: Mapping[str, list[str]], seen: frozenset[str]) -> bool:
+    # A record is undone when some undo of it is not itself undone (an undo of an undo
+    # re-applies the original). `seen` guards against a malformed journal that loops.
+    for undo_id in undoers.get(record_id, []):
+        if undo_id in seen:
+            continue
+        if not _is_undone(undo_id, undoers, seen | {undo_id}):
+            return True
+    return False
+
+
+def _standing_undo(record: JournalRecord, records: Sequence[JournalRecord]) -> str | None:
+    """The newest undo of `record` that has not itself been undone, if any."""
+    undoers: dict[str, list[str]] = {}
+    for candidate in records:
+        if candidate.undo_of is not None:
+            undoers.setdefault(candidate.undo_of, []).append(candidate.id)
+    for undo_id in reversed(undoers.get(record.id, [])):
+        if not _is_undone(undo_id, undoers, frozenset({record.id, undo_id})):
+            return undo_id
+    return None
+
+
+def plan_undo(
+    records: Sequence[JournalRecord],
+    record_id: str | None,
+    current: Mapping[str, str | None],
+    objects: Mapping[str, bytes],
+) -> PlanOutcome:
+    """The plan reverting `record_id` (or the newest record), or the spec's refusal.
+
+    `current` maps each path the record touched to its sha256 now (None: absent); `objects`
+    maps sha256 → pre-image bytes for the pre-images available.
+    """
+    if not records:
+        raise refuse("undo-empty", "Nothing to undo: the journal is empty.")
+    if record_id is None:
+        target = records[-1]
+    else:
+        found = next((record for record in records if record.id == record_id), None)
+        if found is None:
+            raise refuse("undo-unknown", f"No journal record has id {record_id}.")
+        target = found
+    standing = _standing_undo(target, records)
+    if standing is not None:
+        raise refuse("undo-already", f"{target.id} was already undone by {standing}.")
+    moved = [op.path for op in target.ops if current.get(op.path) != op.after]
+    if moved:
+        raise refuse(
+            "undo-moved",
+            f"Cannot undo {target.id}: these files changed after it was applied: "
+            + ", ".join(moved)
+            + ".",
+        )
+    for op in target.ops:
+        if op.before is not None and op.before not in objects:
+            raise refuse(
+                "undo-missing-object",
+                f"Cannot undo {target.id}: the earlier content of {op.path} is no longer in "
+                ".mbank/objects.",
+            )
+    ops: list[AnyFileOp] = []
+    files: list[dict[str, str]] = []
+    for op in reversed(target.ops):
+        if op.kind == "create":
+            assert op.after is not None
+            ops.append(DeleteFile(path=op.path, before=op.after))
+        elif op.kind == "replace":
+            assert op.before is not None and op.after is not None
+            ops.append(
+                ReplaceFile(
+                    path=op.path, content=objects[op.before], before=op.after, after=op.before
+                )
+            )
+        else:
+            assert op.before is not None
+            ops.append(CreateFile(path=op.path, content=objects[op.before], after=op.before))
+        files.append({"path": op.path, "action": ACTIONS[op.kind]})
+    return PlanOutcome(
+        plan=Plan(UNDO_TOOL, tuple(ops)),
+        result={"undone": target.id, "tool": target.tool, "time": target.time, "files": files},
+        notes=JournalNotes(undo_of=target.id),
+    )
+
+
+def gate_and_plan_undo(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """The engine's entry for undo: the facts come from `journal.undo_facts` via the intent."""
+    facts = intent.facts["undo"]
+    record_id = intent.arguments.get("id")
+    return plan_undo(facts["records"], record_id, facts["current"], facts["objects"])
+
+
+def undo_result(result: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
+    """`UndoResult = {undone, tool, time, files, dryRun, diff?, journalId?}` (§14.10)."""
+    return {
+        "undone": result["undone"],
+        "tool": result["tool"],
+        "time": result["time"],
+        "files": list(result["files"]),
+        **common,
+    }
+
+
+def format_undo(result: Mapping[str, Any]) -> str:
+    """The human rendering of `mbank undo` (spec 04 §9.3)."""
+    verb = "WOULD UNDO" if result["dryRun"] else "UNDONE"
+    lines = [f"{verb} {result['undone']} ({result['tool']}, {result['time']})"]
+    lines.extend(f"  {entry['action']} {entry['path']}" for entry in result["files"])
+    if "journalId" in result:
+        lines.append(f"journal: {result['journalId']}")
+    text = "\n".join(lines) + "\n"
+    if result["dryRun"] and "diff" in result:
+        text += "--- diff ---\n" + result["diff"]
+    return text
