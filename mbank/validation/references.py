@@ -1,0 +1,133 @@
+"""`unresolved-rule-reference`: prose that says a rule lives in a path that is not there.
+
+Spec 02 §7.3. The scan is split in two so that a snapshot change re-reads only the documents
+it touched: `scan_claims` finds the claims in one document's text (a pure function of the
+text), and `unresolved_rule_references` judges them against the documents of a snapshot.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+
+import msgspec
+
+from mbank.model import Doc, Finding
+from mbank.parse import resolve_from
+from mbank.validation import file_name, finding
+
+TEMPLATE_FUNCTION = "template"
+
+CLAIM = re.compile(
+    r"\b([A-Za-z][\w`, -]{4,60}?)\s+(?:is\s+|are\s+)?"
+    r"(?:defined|described|specified|owned|governed)\s+(?:by|in)\s+"
+    r"(?:\[[^\]]*\]\(([^)\s]+\.md)[^)]*\)|`?([\w./-]+\.md))",
+    re.IGNORECASE | re.ASCII,
+)
+# Every match of CLAIM contains one of these; lines without one are never given to CLAIM,
+# whose lazy phrase group would otherwise be tried at every word of every line.
+_CLAIM_VERB = re.compile(
+    r"(?:defined|described|specified|owned|governed)\s+(?:by|in)\s", re.IGNORECASE | re.ASCII
+)
+
+
+class Claim(msgspec.Struct, frozen=True):
+    """One "<phrase> is defined in <path>" statement: 1-based file line, phrase, path as written."""
+
+    line: int
+    phrase: str
+    raw: str
+
+
+def scan_claims(text: str) -> tuple[Claim, ...]:
+    """Every claim in a document's whole text, line by line, fences and frontmatter included."""
+    claims: list[Claim] = []
+    last_start = -1
+    counted_to, number = 0, 1  # the line number of offset `counted_to`
+    for verb in _CLAIM_VERB.finditer(text):
+        start = text.rfind("\n", 0, verb.start()) + 1
+        if start <= last_start:
+            continue  # this line was scanned already
+        last_start = start
+        number += text.count("\n", counted_to, start)
+        counted_to = start
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        for match in CLAIM.finditer(line.removesuffix("\r")):
+            raw = match.group(2) or match.group(3)
+            phrase = match.group(1).replace("`", "").strip()
+            claims.append(Claim(number, phrase, raw))
+    return tuple(claims)
+
+
+def claim_target(path: str, claim: Claim) -> str | None:
+    """Where a claim's path resolves inside the bank; None when external or empty."""
+    return resolve_from(path, claim.raw).resolved
+
+
+def claim_name(claim: Claim) -> str:
+    """The file name a claim's path ends with (its anchor dropped)."""
+    return file_name(claim.raw.split("#", 1)[0])
+
+
+@functools.cache
+def shipped_template_names() -> frozenset[str]:
+    """The file name of every `.md` anywhere under the package's `templates/` (03 §4.4).
+
+    Package data never changes while the process runs, so it is read once.
+    """
+    from importlib.resources import files
+
+    names: set[str] = set()
+    pending = [files("mbank.templates")]
+    while pending:
+        directory = pending.pop()
+        for entry in directory.iterdir():
+            if entry.is_dir():
+                pending.append(entry)
+            elif entry.name.endswith(".md"):
+                names.add(entry.name)
+    return frozenset(names)
+
+
+def unresolved_rule_references(
+    doc: Doc,
+    claims: tuple[Claim, ...],
+    docs: Mapping[str, Doc],
+    names: Mapping[str, tuple[str, ...]],
+    shipped: frozenset[str],
+) -> tuple[Finding, ...]:
+    """Rule 6: a warning per claim whose path resolves to no document (spec 02 §7.3).
+
+    `names` maps a file name to the documents carrying it (the "carriers"). A bare file name
+    is forgiven when it is ambiguous (several carriers), when its one carrier is a template,
+    or when nothing carries it but a shipped template does. A claim whose path resolves to
+    nothing at all (`[x](#a.md)`: only an anchor) is not a path claim and is skipped, like an
+    empty `derived_from` entry.
+    """
+    if not claims or doc.doc_function == TEMPLATE_FUNCTION:
+        return ()
+    out: list[Finding] = []
+    for claim in claims:
+        where = resolve_from(doc.path, claim.raw)
+        if where.external or where.resolved is None:
+            continue
+        if where.resolved == doc.path or where.resolved in docs:
+            continue
+        name = claim_name(claim)
+        carriers = names.get(name, ())
+        if "/" not in claim.raw and (
+            len(carriers) > 1
+            or (len(carriers) == 1 and docs[carriers[0]].doc_function == TEMPLATE_FUNCTION)
+            or (not carriers and name in shipped)
+        ):
+            continue
+        message = (
+            f'Claims "{claim.phrase}" is defined in {claim.raw}, but that path does not '
+            f"resolve from this document (tried {where.resolved})."
+        )
+        if len(carriers) == 1:
+            message += f" Did you mean {carriers[0]}?"
+        out.append(finding("unresolved-rule-reference", doc.path, message, claim.line))
+    return tuple(out)
