@@ -26,6 +26,7 @@ from mbank.snapshot import Snapshot, build_snapshot
 VIRTUAL_GENERATION = -1
 
 NO_NEWLINE_MARKER = "\\ No newline at end of file\n"
+NON_TEXT = b"\x00"
 
 
 def sha256_hex(content: bytes) -> str:
@@ -223,8 +224,8 @@ def snapshot_pre_image(snapshot: Snapshot, path: str) -> bytes | None:
 def plan_diff(snapshot: Snapshot, plan: Plan, pre_images: Mapping[str, bytes] | None = None) -> str:
     """The dry-run diff of a plan: every op in plan order, concatenated (§1.6).
 
-    Pre-images come from `pre_images` when given there (non-document files, non-text
-    documents), else from the snapshot. An empty plan gives `""`.
+    Pre-images come from `pre_images` when given there (non-document files), else from the
+    snapshot; a non-text document needs none. An empty plan gives `""`.
     """
     extra = pre_images or {}
     chunks: list[str] = []
@@ -232,6 +233,10 @@ def plan_diff(snapshot: Snapshot, plan: Plan, pre_images: Mapping[str, bytes] | 
         pre: bytes | None = None
         if not isinstance(op, CreateFile):
             pre = extra.get(op.path)
+            doc = snapshot.docs.get(op.path)
+            if pre is None and doc is not None and not doc.text_ok:
+                # A non-text document renders as one "Binary file" line; its bytes are moot.
+                pre = NON_TEXT
             if pre is None:
                 pre = snapshot_pre_image(snapshot, op.path)
             if pre is None:
