@@ -8,8 +8,8 @@ recovered line by line, so it stays routable, readable and visible to `validate`
 from __future__ import annotations
 
 import base64
-import hashlib
 import datetime as dt
+import hashlib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -447,10 +447,11 @@ _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
 _LIST_MARKER = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+# any indentation: a marker of a nested list, or of a list opened by a tab, is caught as well
+_ANY_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:-+|=+)[ \t]*$")
 _BLANK = re.compile(r"^[ \t]*$")
 _RISKY_START = re.compile(r"^(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,}|[<>])")
-_QUOTE_MARKERS = re.compile(r"^(?:> ?[ ]*)+")
 _ONE_LINE_COMMENT = re.compile(r"^<!--.*-->[ \t]*$")
 
 
@@ -458,8 +459,8 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
     """Fast scanner for simple bodies; None hands the body to markdown-it (spec 01 §5.1).
 
     A body is simple when nothing in it can change what is a top-level heading or a fence:
-    no HTML block (a one-line `<!-- … -->` comment excepted), no fence or heading inside a
-    blockquote or a list item, no setext underline, no tab in indentation.
+    no HTML block (a one-line `<!-- … -->` comment excepted), no blockquote, no fence or
+    heading inside a list item, no setext underline, no tab in indentation.
     """
     sections: list[tuple[str, int]] = []
     fences: list[tuple[int, int]] = []
@@ -488,18 +489,16 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
             if content[:1] == "<" and not _ONE_LINE_COMMENT.match(content):
                 return None
             if content[:1] == ">":
-                if _RISKY_START.match(_QUOTE_MARKERS.sub("", content)):
-                    return None
-                previous_blank = False
-                continue
+                return None  # a blockquote can hold fences and lists: markdown-it decides
         if seen_list and indent > 0 and _RISKY_START.match(content):
             return None
         if _LIST_MARKER.match(line):
             seen_list = True
+        if _ANY_LIST_MARKER.match(line):
             rest = line
-            while _LIST_MARKER.match(rest):
-                rest = _LIST_MARKER.sub("", rest, count=1).lstrip(" ")
-            if _RISKY_START.match(rest):
+            while _ANY_LIST_MARKER.match(rest):
+                rest = _ANY_LIST_MARKER.sub("", rest, count=1)
+            if _RISKY_START.match(rest.lstrip(" \t")):
                 return None
         if not previous_blank and _SETEXT_UNDERLINE.match(line):
             return None
@@ -524,7 +523,10 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
             continue
         previous_blank = bool(_BLANK.match(line))
     if fence_char:
-        fences.append((fence_start, len(lines)))
+        end = len(lines)
+        if not lines[-1].strip(" \t"):
+            end -= 1  # markdown-it counts no last line that is empty or only spaces/tabs
+        fences.append((fence_start, end))
     return BodyStructure(tuple(sections), first_h1, tuple(fences))
 
 

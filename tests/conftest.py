@@ -132,3 +132,14 @@ def corpus() -> dict[str, Path]:
     if roots is None:
         pytest.skip("MBANK_TEST_ROOTS is not set (opt-in corpus tier)")
     return {root.name: root for root in roots}
+
+
+# Hypothesis profiles (spec 07 §4.4): `ci` is reproducible, `fuzz` explores; HYPOTHESIS_PROFILE
+# picks one. No example database: tests never write into the repository.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile(
+    "ci", max_examples=200, derandomize=True, deadline=None, database=None
+)
+_hypothesis_settings.register_profile("fuzz", max_examples=5_000, deadline=None, database=None)
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
