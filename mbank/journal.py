@@ -353,14 +353,30 @@ def _journal_bytes(root: str) -> bytes:
         return b""
 
 
+def _holds_id(data: bytes, candidate: str) -> bool:
+    # A byte search, not a parse: a false hit (the id quoted in an undo's intent) only costs
+    # a regeneration.
+    return b'"id":"' + candidate.encode("utf-8") + b'"' in data
+
+
+def journal_has_id(root: str, candidate: str) -> bool:
+    """True when a journal line may already carry this id."""
+    return _holds_id(_journal_bytes(root), candidate)
+
+
 def fresh_journal_id(
-    root: str, moment: datetime, make_id: Callable[[datetime], str] = random_journal_id
+    root: str,
+    moment: datetime,
+    make_id: Callable[[datetime], str] = random_journal_id,
+    first: str | None = None,
 ) -> str:
-    """A journal id no record holds yet, regenerated while one does (§14.2)."""
+    """A journal id no record holds yet (`first` if free), regenerated while one does (§14.2)."""
     data = _journal_bytes(root)
+    if first is not None and not _holds_id(data, first):
+        return first
     for _attempt in range(100):
         candidate = make_id(moment)
-        if b'"id":"' + candidate.encode("utf-8") + b'"' not in data:
+        if not _holds_id(data, candidate):
             return candidate
     raise RuntimeError("could not find an unused journal id")
 
@@ -554,8 +570,9 @@ def _error_text(exc: BaseException, root: str) -> str:
     """An exception as one short clause for a refusal: the OS reason and the bank path."""
     if isinstance(exc, OSError) and exc.strerror:
         reason = exc.strerror[0].lower() + exc.strerror[1:]
-        if exc.filename:
-            name = os.fsdecode(exc.filename)
+        named = exc.filename2 or exc.filename  # os.replace(temp, target): name the target
+        if named:
+            name = os.fsdecode(named)
             prefix = root.rstrip(os.sep) + os.sep
             if name.startswith(prefix):
                 name = name[len(prefix) :]
@@ -684,7 +701,11 @@ def apply_plan(
                     _fsync_dir(os.path.dirname(absolute_dir))
             temp: str | None = None
             if op.content is not None:
-                temp = _write_temp(directory, op.content, step.mode)
+                try:
+                    temp = _write_temp(directory, op.content, step.mode)
+                except OSError as exc:
+                    # Name the target, not the random temp file, in the refusal.
+                    raise OSError(exc.errno, exc.strerror, step.absolute) from exc
                 temps.append(temp)
             at(f"op-{number}-temp")
             _check_not_through_symlink(step.absolute, real_root, op.path)
@@ -727,7 +748,6 @@ def apply_plan(
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
-        at("journal-appended")
     except BaseException as exc:
         if journal_size is not None:
             try:
@@ -756,6 +776,10 @@ def apply_plan(
         ) from exc
 
     # 7. The write is committed: what remains is housekeeping a later recovery also does.
+    try:
+        at("journal-appended")
+    except Exception as exc:
+        _log(f"after the record of {record.id} was appended: {exc}")
     try:
         os.unlink(wal_file)
         _fsync_dir(wal_dir(root))

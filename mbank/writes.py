@@ -375,10 +375,12 @@ def execute(
         diff = plan_diff(snapshot, plan, _disk_pre_images(root, snapshot, plan))
         return _outcome(tool, checked, snapshot, dry_run=True, diff=diff)
 
+    first: tuple[datetime, str] | None = None
     if not has_journal_dir(root):
         snapshot = bank.refresh()
         now = clock()
-        checked = checked_on(snapshot, make_id(now), now)
+        first = (now, make_id(now))
+        checked = checked_on(snapshot, first[1], now)
         if not checked.outcome.plan.ops:
             return _outcome(tool, checked, snapshot, dry_run=False)
         if not os.path.isdir(root):
@@ -390,8 +392,10 @@ def execute(
     with bank_lock(root, tool, timeout=lock_timeout):
         recover(root)
         snapshot = bank.refresh()
-        now = clock()
-        journal_id = fresh_journal_id(root, now, make_id)
+        # The second pass of a first write keeps the first pass's time and id, so that both
+        # passes plan from the same intent.
+        now = first[0] if first is not None else clock()
+        journal_id = fresh_journal_id(root, now, make_id, first[1] if first else None)
         checked = checked_on(snapshot, journal_id, now)
         plan = checked.outcome.plan
         if not plan.ops:
