@@ -66,6 +66,14 @@ class YamlLoader(_BaseLoader):  # type: ignore[valid-type,misc]
             )
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                # a list or mapping key has no scalar text (§4.5); PyYAML's own refusal
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found unhashable key",
+                    key_node.start_mark,
+                )
             key = self.construct_object(key_node, deep=deep)
             text_key = scalar_text(key) if not isinstance(key, str) else key
             if text_key is None:
@@ -671,11 +679,12 @@ def file_stem(path: str) -> str:
 
 
 def _encoding_problem(raw: bytes) -> str | None:
+    """The first problem in the file, by offset: an invalid byte or a NUL byte (spec 01 §4.3)."""
+    nul = raw.find(b"\x00")
     try:
-        raw.decode("utf-8")
+        (raw if nul < 0 else raw[:nul]).decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"not UTF-8 (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})"
-    nul = raw.find(b"\x00")
     if nul >= 0:
         return f"not UTF-8 (NUL byte at offset {nul})"
     return None

@@ -215,7 +215,7 @@ def test_generated_documents_with_frontmatter_agree(lines: list[str]) -> None:
     assert_scanner_agrees("---\ntitle: T\n---\n" + "\n".join(lines))
 
 
-# -- bench-generated banks ----------------------------------------------------------------------
+# -- bench-generated banks --------------------------------------------------------------------
 
 
 def test_scanner_equals_markdown_it_on_a_bench_generated_bank(tmp_path: Path) -> None:
@@ -236,7 +236,7 @@ def test_scanner_equals_markdown_it_on_a_bench_generated_bank(tmp_path: Path) ->
         assert_scanner_agrees(path.read_text(encoding="utf-8"), path.name)
 
 
-# -- the corpora (opt-in) -------------------------------------------------------------------------
+# -- the corpora (opt-in) ---------------------------------------------------------------------
 
 
 @pytest.mark.corpus
