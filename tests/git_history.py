@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dulwich import porcelain
 from dulwich.objects import ObjectID
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 AUTHOR = b"Test Author <author@example.invalid>"
@@ -59,7 +60,7 @@ def commit_all(
             author_timezone=zone,
             commit_timestamp=stamp,
             commit_timezone=zone,
-            ref=(b"refs/heads/" + branch.encode()) if branch else b"HEAD",
+            ref=Ref(b"refs/heads/" + branch.encode()) if branch else Ref(b"HEAD"),
             merge_heads=[ObjectID(m.encode()) for m in merge or []],
             no_verify=True,
             sign=False,
@@ -70,7 +71,7 @@ def commit_all(
 def set_branch(path: Path, name: str, sha: str) -> None:
     """Point `refs/heads/<name>` at a commit."""
     with Repo(str(path)) as repo:
-        repo.refs[b"refs/heads/" + name.encode()] = sha.encode()
+        repo.refs[Ref(b"refs/heads/" + name.encode())] = ObjectID(sha.encode())
 
 
 def tag(path: Path, name: str, sha: str, *, annotated: bool = False) -> None:
@@ -89,4 +90,4 @@ def tag(path: Path, name: str, sha: str, *, annotated: bool = False) -> None:
                 sign=False,
             )
         else:
-            repo.refs[b"refs/tags/" + name.encode()] = sha.encode()
+            repo.refs[Ref(b"refs/tags/" + name.encode())] = ObjectID(sha.encode())

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import copy_fixture
-from git_history import commit_all, init_repo, tag
+from git_history import commit_all, init_repo, set_branch, tag
 
 from mbank import gitrepo
 from mbank.changed import MTIME_NOTE, changed, format_changed, parse_iso_cutoff
@@ -298,8 +298,7 @@ def history(project: Path) -> dict[str, str]:
     c2 = commit_all(project, "2026-03-01T09:00:00+00:00")
     tag(project, "v1.0.0", c1)
     tag(project, "v1.1.0", c1, annotated=True)
-    with Repo(str(project)) as repo:
-        repo.refs[b"refs/heads/side"] = c1.encode()
+    set_branch(project, "side", c1)
     return {"c0": c0, "c1": c1, "c2": c2}
 
 

@@ -611,12 +611,13 @@ def test_snapshot_both_from_architecture_on_the_extended_fixture(
 def test_snapshot_pictures(deep_plus: Path, snapshot: Any) -> None:
     current = snap(deep_plus)
     pictures = {}
-    for name, arguments in {
+    cases: dict[str, dict[str, Any]] = {
         "down-rules": {"path": "domain/rules.md", "depth": 2},
         "up-brief": {"path": "features/FT-001/brief.md", "direction": "up", "depth": 3},
         "both-ops": {"path": "ops/README.md", "direction": "both", "depth": 6},
         "truncated": {"path": "dna/governance.md", "depth": 6, "limit": 5},
-    }.items():
+    }
+    for name, arguments in cases.items():
         result = graph(current, **arguments)
         pictures[name] = {
             "text": render_text(result),
