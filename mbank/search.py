@@ -1,0 +1,636 @@
+"""`bank_search`: full-text search of document bodies, and the index route shares (spec 02 §4).
+
+`SearchIndex` is a cache the caller keeps across calls (one per `Bank`): body postings for
+search and, computed in the same pass, each document's header words for route (§3.9: "rebuilt
+incrementally with the search index"). `sync(snapshot)` brings it up to date on the same
+per-document check the snapshot uses — only documents whose `(mtime_ns, size)` moved are
+re-tokenised, vanished ones are dropped — and costs nothing when handed the snapshot it saw
+last. Everything else here is a pure function of the snapshot and the index.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import msgspec
+
+from mbank.lang import (
+    ROUTE_STOP,
+    RU_STOP,
+    en_light,
+    expand_terms,
+    hstem,
+    tables_for,
+    tokenize,
+    translit_key,
+    words_of,
+)
+from mbank.model import Doc
+from mbank.parse import split_frontmatter
+from mbank.snapshot import Snapshot
+
+SEARCH_HINT = "No document body contains these terms. Try bank_route for a topic."
+
+SEARCH_STOP: frozenset[str] = (
+    frozenset(
+        words_of(
+            """the and for that this with from are was were not but its has have had can may
+            must when which what where how why"""
+        )
+    )
+    | RU_STOP
+)
+
+WHOLE_WEIGHT = 10
+TRANSLATION_WEIGHT = 6
+PART_WEIGHT = 1
+CROSS_LANGUAGE_DISCOUNT = 0.6
+EXCERPT_MAX = 240
+
+TEMPLATE_FUNCTION = "template"
+INBOX_LAYER = "inbox"
+
+
+def round_half_up(value: float, digits: int) -> float:
+    """Round half away from zero to `digits` decimals (spec 02 §1); never Python's `round()`.
+
+    For the non-negative scores here this is §1's `floor(x·10ⁿ + 0.5) / 10ⁿ`. The float
+    formula is used except within a hair of a tie (or for huge values), where the float
+    product or sum can land on the wrong side; there the exact value of `value` decides, so
+    the result always equals `decimal.ROUND_HALF_UP` applied to the float (07 §4.4).
+    """
+    if not math.isfinite(value):
+        return float(value)
+    scale = 10**digits
+    magnitude = abs(value) * scale
+    rounded: int
+    if magnitude < 1e9 and abs(magnitude - math.floor(magnitude) - 0.5) > 1e-6:
+        rounded = math.floor(magnitude + 0.5)
+    else:
+        rounded = math.floor(abs(Fraction(value)) * scale + Fraction(1, 2))
+    result: float = rounded / scale
+    return -result if value < 0 else result
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens (spec 02 §4.2)
+# --------------------------------------------------------------------------------------------
+
+_SEARCH_SPLIT = re.compile(r"[^a-z0-9_\u0400-\u04ff-]+")
+_PARTS_SPLIT = re.compile(r"[-_]+")
+
+
+def search_tokens(text: str) -> list[str]:
+    """Lower-case, split keeping `_`, `-` and Cyrillic, trim `-`/`_`, keep length ≥ 2."""
+    tokens: list[str] = []
+    for piece in _SEARCH_SPLIT.split(text.lower()):
+        token = piece.strip("-_")
+        if len(token) >= 2:
+            tokens.append(token)
+    return tokens
+
+
+def token_parts(token: str) -> list[str]:
+    """The parts of a token holding `-` or `_`, each of length ≥ 2 (`ft-smd-843` → ft, smd, 843)."""
+    if "-" not in token and "_" not in token:
+        return []
+    return [part for part in _PARTS_SPLIT.split(token) if len(part) >= 2]
+
+
+def body_counts(body: str) -> Counter[str]:
+    """Every token of a body and its parts, each occurrence counted (§4.2)."""
+    counts: Counter[str] = Counter()
+    for token in search_tokens(body):
+        counts[token] += 1
+        if "-" in token or "_" in token:
+            for part in token_parts(token):
+                counts[part] += 1
+    return counts
+
+
+# --------------------------------------------------------------------------------------------
+# A document's header, as route reads it (spec 02 §3.3, §3.9)
+# --------------------------------------------------------------------------------------------
+
+
+class HeaderField(msgspec.Struct, frozen=True):
+    """One header field: its text as written, §3.3 tokens, and those tokens through `hstem`."""
+
+    text: str
+    words: tuple[str, ...]
+    stems: tuple[str, ...]
+
+
+class Header(msgspec.Struct, frozen=True):
+    """The hand-written header route ranks: canonical keys, purpose, title, `##` titles."""
+
+    keys: tuple[HeaderField, ...]
+    purpose: HeaderField
+    title: HeaderField
+    sections: tuple[HeaderField, ...]
+
+
+def _field(text: str) -> HeaderField:
+    words = tuple(tokenize(text))
+    return HeaderField(text, words, tuple(hstem(word) for word in words))
+
+
+def header_of(doc: Doc) -> Header:
+    """The header of a `Doc`, tokenised and stemmed once per document version."""
+    return Header(
+        keys=tuple(_field(key) for key in doc.canonical_for),
+        purpose=_field(doc.purpose),
+        title=_field(doc.title),
+        sections=tuple(_field(section.title) for section in doc.sections),
+    )
+
+
+# A header field is addressed as (kind, position): kind "k" canonical key, "p" purpose,
+# "t" title, "s" section.
+FieldRef = tuple[str, int]
+
+
+def _header_refs(header: Header) -> dict[str, list[FieldRef]]:
+    refs: dict[str, list[FieldRef]] = {}
+
+    def add(words: tuple[str, ...], ref: FieldRef) -> None:
+        for word in dict.fromkeys(words):
+            refs.setdefault(word, []).append(ref)
+
+    for position, key in enumerate(header.keys):
+        add(key.stems, ("k", position))
+    add(header.purpose.stems, ("p", 0))
+    add(header.title.stems, ("t", 0))
+    for position, section in enumerate(header.sections):
+        add(section.stems, ("s", position))
+    return refs
+
+
+def _header_raw_words(header: Header) -> set[str]:
+    words: set[str] = set()
+    for field in (*header.keys, header.purpose, header.title, *header.sections):
+        words.update(field.words)
+    return words
+
+
+class DocInfo(msgspec.Struct, frozen=True):
+    """What the index keeps of one document besides its body and postings."""
+
+    key: tuple[int, int, str]
+    header: Header
+    # §3.9 body length: §3.3 tokens of the body (stop-words dropped)
+    length: int
+
+
+class RouteStats(msgspec.Struct, frozen=True):
+    """Corpus figures of the routable documents, recomputed when the index changes."""
+
+    n: int
+    avgdl: float
+    avg_purpose: float
+    avg_title: float
+
+
+_SIMPLE_TOKEN = re.compile(r"[a-z0-9\u0400-\u04ff]+")
+_LATIN_WORD = re.compile(r"[a-z]+")
+
+
+def route_form(token: str) -> str:
+    """The §3.9 body form of a simple token: `en_light` for `^[a-z]+$`, others unchanged."""
+    return en_light(token) if _LATIN_WORD.fullmatch(token) else token
+
+
+def is_routable(doc: Doc) -> bool:
+    """Route considers every text document except templates and inbox notes (§3.9)."""
+    return bool(doc.text_ok and doc.doc_function != TEMPLATE_FUNCTION and doc.layer != INBOX_LAYER)
+
+
+# --------------------------------------------------------------------------------------------
+# The index (spec 02 §4.3)
+# --------------------------------------------------------------------------------------------
+
+
+class SearchIndex:
+    """Body postings and header words of one bank, synced incrementally against snapshots."""
+
+    def __init__(self) -> None:
+        self.postings: dict[str, dict[str, int]] = {}
+        self.indexed: dict[str, tuple[int, int]] = {}
+        self.bodies: dict[str, str] = {}
+        self.docs: dict[str, DocInfo] = {}
+        self.routable: set[str] = set()
+        # stemmed header word -> path -> the fields holding it
+        self.header_postings: dict[str, dict[str, tuple[FieldRef, ...]]] = {}
+        # §3.3 header word (unstemmed) -> paths holding it in any header field
+        self.header_words: dict[str, set[str]] = {}
+        self.version = 0
+        self._synced: Snapshot | None = None
+        self._sorted_tokens: list[str] | None = None
+        self._sorted_header_stems: list[str] | None = None
+        self._derived_version = -1
+        self._route_forms: dict[str, tuple[str, ...]] | None = None
+        self._stats: RouteStats | None = None
+        self._vocab_sorted: list[str] | None = None
+        self._bridge: dict[str, tuple[str, ...]] | None = None
+
+    # -- sync -------------------------------------------------------------------------------
+
+    def sync(self, snapshot: Snapshot) -> int:
+        """Re-index what moved since the last sync; return the number of documents touched."""
+        if snapshot is self._synced:
+            return 0
+        touched = 0
+        for path in [path for path in self.docs if path not in snapshot.docs]:
+            self._remove(path)
+            touched += 1
+        for path, doc in snapshot.docs.items():
+            info = self.docs.get(path)
+            key = (doc.mtime_ns, doc.size, doc.sha256)
+            if info is None or info.key != key:
+                if info is not None:
+                    self._remove(path)
+                self._add(path, doc, snapshot.raw.get(path, ""), key)
+                touched += 1
+            routable = is_routable(doc)
+            if routable != (path in self.routable):
+                if routable:
+                    self.routable.add(path)
+                else:
+                    self.routable.discard(path)
+                self.version += 1
+        self._synced = snapshot
+        return touched
+
+    def _add(self, path: str, doc: Doc, text: str, key: tuple[int, int, str]) -> None:
+        body = split_frontmatter(text).body.lower() if doc.text_ok else ""
+        counts = body_counts(body)
+        postings = self.postings
+        for token, count in counts.items():
+            holders = postings.get(token)
+            if holders is None:
+                postings[token] = {path: count}
+                self._sorted_tokens = None
+            else:
+                holders[path] = count
+        length = sum(
+            count
+            for token, count in counts.items()
+            if "-" not in token and "_" not in token and len(token) > 1 and token not in ROUTE_STOP
+        )
+        header = header_of(doc)
+        for word, refs in _header_refs(header).items():
+            self.header_postings.setdefault(word, {})[path] = tuple(refs)
+            self._sorted_header_stems = None
+        for word in _header_raw_words(header):
+            self.header_words.setdefault(word, set()).add(path)
+        self.docs[path] = DocInfo(key, header, length)
+        self.indexed[path] = (doc.mtime_ns, doc.size)
+        self.bodies[path] = body
+        self.version += 1
+
+    def _remove(self, path: str) -> None:
+        info = self.docs.pop(path)
+        body = self.bodies.pop(path)
+        self.indexed.pop(path, None)
+        self.routable.discard(path)
+        for token in body_counts(body):
+            holders = self.postings.get(token)
+            if holders is not None:
+                holders.pop(path, None)
+                if not holders:
+                    del self.postings[token]
+                    self._sorted_tokens = None
+        for word in _header_refs(info.header):
+            holders_refs = self.header_postings.get(word)
+            if holders_refs is not None:
+                holders_refs.pop(path, None)
+                if not holders_refs:
+                    del self.header_postings[word]
+                    self._sorted_header_stems = None
+        for word in _header_raw_words(info.header):
+            paths = self.header_words.get(word)
+            if paths is not None:
+                paths.discard(path)
+                if not paths:
+                    del self.header_words[word]
+        self.version += 1
+
+    # -- lookups ----------------------------------------------------------------------------
+
+    def term_count(self) -> int:
+        """The number of distinct tokens with postings."""
+        return len(self.postings)
+
+    def sorted_tokens(self) -> list[str]:
+        """Every indexed token in code-point order (kept until the token set changes)."""
+        if self._sorted_tokens is None:
+            self._sorted_tokens = sorted(self.postings)
+        return self._sorted_tokens
+
+    def tokens_with_prefix(self, prefix: str) -> list[str]:
+        """Every indexed token starting with `prefix`, sorted; `[]` when it is shorter than 3."""
+        if len(prefix) < 3:
+            return []
+        return _with_prefix(self.sorted_tokens(), prefix)
+
+    def header_stems_with_prefix(self, prefix: str) -> list[str]:
+        """Every stemmed header word starting with `prefix`, sorted."""
+        if self._sorted_header_stems is None:
+            self._sorted_header_stems = sorted(self.header_postings)
+        return _with_prefix(self._sorted_header_stems, prefix)
+
+    def _refresh_derived(self) -> None:
+        if self._derived_version != self.version:
+            self._derived_version = self.version
+            self._route_forms = None
+            self._stats = None
+            self._vocab_sorted = None
+            self._bridge = None
+
+    def route_forms(self) -> dict[str, tuple[str, ...]]:
+        """§3.9 body form → the simple indexed tokens that have it (`filters` → filter)."""
+        self._refresh_derived()
+        if self._route_forms is None:
+            forms: dict[str, list[str]] = {}
+            for token in self.sorted_tokens():
+                if "-" in token or "_" in token or token in ROUTE_STOP:
+                    continue
+                forms.setdefault(route_form(token), []).append(token)
+            self._route_forms = {form: tuple(tokens) for form, tokens in forms.items()}
+        return self._route_forms
+
+    def route_stats(self) -> RouteStats:
+        """N, avgdl and the mean purpose and title lengths over the routable documents."""
+        self._refresh_derived()
+        if self._stats is None:
+            n = len(self.routable)
+            total = purpose = title = 0
+            for path in self.routable:
+                info = self.docs[path]
+                total += info.length
+                purpose += len(info.header.purpose.words)
+                title += len(info.header.title.words)
+            self._stats = RouteStats(
+                n=n,
+                avgdl=max(total / n, 1.0) if n else 1.0,
+                avg_purpose=max(purpose / n, 1.0) if n else 1.0,
+                avg_title=max(title / n, 1.0) if n else 1.0,
+            )
+        return self._stats
+
+    def vocabulary(self) -> list[str]:
+        """Every raw token of the bank, header and body, sorted (the named-term rule's `vocab`)."""
+        self._refresh_derived()
+        if self._vocab_sorted is None:
+            self._vocab_sorted = sorted(set(self.postings) | set(self.header_words))
+        return self._vocab_sorted
+
+    def english_words_by_key(self) -> dict[str, tuple[str, ...]]:
+        """Bridge key → the English bank words (`^[a-z]{3,}$`) that have it, sorted."""
+        self._refresh_derived()
+        if self._bridge is None:
+            by_key: dict[str, list[str]] = {}
+            for word in self.vocabulary():
+                if len(word) >= 3 and _LATIN_WORD.fullmatch(word) and word not in ROUTE_STOP:
+                    key = translit_key(word)
+                    if len(key) >= 3:
+                        by_key.setdefault(key, []).append(word)
+            self._bridge = {key: tuple(words) for key, words in by_key.items()}
+        return self._bridge
+
+    def english_df(self, word: str) -> int:
+        """Routable documents holding `word` in the body, title, purpose or a section title."""
+        holders = set(self.postings.get(word, ()))
+        holders.update(self.header_words.get(word, ()))
+        return len(holders & self.routable)
+
+
+def _with_prefix(ordered: list[str], prefix: str) -> list[str]:
+    start = bisect.bisect_left(ordered, prefix)
+    found: list[str] = []
+    for token in ordered[start:]:
+        if not token.startswith(prefix):
+            break
+        found.append(token)
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The query (spec 02 §4.4, §4.5)
+# --------------------------------------------------------------------------------------------
+
+
+def excerpt_pattern(terms: list[str]) -> re.Pattern[str] | None:
+    """One alternation of the excerpt terms, to find the lines worth scoring in one pass."""
+    alternatives = sorted({term for term in terms if term}, key=len, reverse=True)
+    if not alternatives:
+        return None
+    return re.compile("|".join(re.escape(term) for term in alternatives))
+
+
+def excerpt_of(
+    text: str,
+    body_offset: int,
+    terms: list[str],
+    lowered_body: str | None = None,
+    pattern: re.Pattern[str] | None = None,
+) -> tuple[str, int]:
+    """The body line holding the most excerpt terms, and its 1-based line (§4.5).
+
+    `lowered_body` is the lower-cased body (the index keeps it) and `pattern` the terms'
+    alternation; only lines where some term occurs are scored, which picks the same line as
+    scoring every line (terms hold no newline, so every such line has a match of its own).
+    """
+    if lowered_body is None:
+        lowered_body = "\n".join(text.split("\n")[body_offset:]).lower()
+    if pattern is None:
+        pattern = excerpt_pattern(terms)
+        if pattern is None:
+            return "", 0
+    best_score = 0.0
+    best_index = -1
+    line_index = 0
+    counted_to = 0
+    search_from = 0
+    while True:
+        match = pattern.search(lowered_body, search_from)
+        if match is None:
+            break
+        position = match.start()
+        line_index += lowered_body.count("\n", counted_to, position)
+        counted_to = position
+        start = lowered_body.rfind("\n", 0, position) + 1
+        end = lowered_body.find("\n", position)
+        line = lowered_body[start:] if end == -1 else lowered_body[start:end]
+        score: float = sum(1 for term in terms if term in line)
+        if line.lstrip().startswith("#"):
+            score *= 0.9
+        if score > best_score:
+            best_score, best_index = score, line_index
+        if end == -1:
+            break
+        search_from = end + 1
+    if best_index < 0:
+        return "", 0
+    number = body_offset + best_index + 1
+    excerpt = text.split("\n")[number - 1].strip()
+    if len(excerpt) > EXCERPT_MAX:
+        excerpt = excerpt[: EXCERPT_MAX - 3] + "..."
+    return excerpt, number
+
+
+def _empty() -> dict[str, Any]:
+    return {"results": [], "hint": SEARCH_HINT}
+
+
+def search(
+    snapshot: Snapshot,
+    index: SearchIndex,
+    query: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    layer: str | None = None,
+    status: str | None = None,
+) -> dict[str, Any]:
+    """The `bank_search` result for `query` (spec 02 §4): `{"results": [...], "hint"?}`.
+
+    Syncs `index` against `snapshot` first. Documents holding a variant of every query concept
+    come before documents holding only some (**mbank:**); within each group by score, then path.
+    """
+    index.sync(snapshot)
+    everything = search_tokens(query)
+    if not everything:
+        return _empty()
+    primary = [token for token in everything if token not in SEARCH_STOP] or everything
+    phrase = query.strip().lower()
+    tables = tables_for(snapshot.vocabulary)
+    postings = index.postings
+
+    weighted: list[tuple[str, int]] = []
+    concepts: list[list[str]] = []
+    translated: list[str] = []
+    for term in expand_terms(primary, tables):
+        variants = [term.literal]
+        weighted.append((term.literal, WHOLE_WEIGHT))
+        for translation in term.translations:
+            forms = (
+                [translation] if translation in postings else index.tokens_with_prefix(translation)
+            )
+            for form in forms:
+                weighted.append((form, TRANSLATION_WEIGHT))
+                variants.append(form)
+                translated.append(form)
+        if term.stem is not None:
+            for token in index.tokens_with_prefix(term.stem):
+                if token != term.literal:
+                    weighted.append((token, TRANSLATION_WEIGHT))
+                    variants.append(token)
+        if term.literal not in postings:
+            for part in token_parts(term.literal):
+                weighted.append((part, PART_WEIGHT))
+                variants.append(part)
+        concepts.append(variants)
+
+    counts: dict[str, int] = {}
+    for token, weight in weighted:
+        for path, count in postings.get(token, {}).items():
+            counts[path] = counts.get(path, 0) + count * weight
+    if not counts:
+        return _empty()
+
+    holders: list[set[str]] = []
+    for variants in concepts:
+        found: set[str] = set()
+        for variant in variants:
+            found.update(postings.get(variant, ()))
+        holders.append(found)
+    all_concepts = set.intersection(*holders) if holders else set()
+
+    ranked: list[tuple[int, float, str, int]] = []
+    for path, count in counts.items():
+        doc = snapshot.docs.get(path)
+        if doc is None or doc.doc_function == TEMPLATE_FUNCTION or doc.layer == INBOX_LAYER:
+            continue
+        if kind is not None and doc.doc_kind != kind:
+            continue
+        if layer is not None and doc.layer != layer:
+            continue
+        if status is not None and doc.status != status:
+            continue
+        score = count / 10
+        if " " in phrase and phrase in index.bodies.get(path, ""):
+            score += 25
+        title = doc.title.lower()
+        if phrase in title:
+            score += 15
+        elif any(form in title for form in translated):
+            score += 15 * CROSS_LANGUAGE_DISCOUNT
+        purpose = doc.purpose.lower()
+        if phrase in purpose:
+            score += 10
+        elif any(form in purpose for form in translated):
+            score += 10 * CROSS_LANGUAGE_DISCOUNT
+        if doc.status == "archived":
+            score *= 0.3
+        group = 0 if path in all_concepts else 1
+        ranked.append((group, round_half_up(score, 1), path, count))
+    if not ranked:
+        return _empty()
+    ranked.sort(key=lambda item: (item[0], -item[1], item[2]))
+
+    excerpt_terms = list(dict.fromkeys(term.lower() for term in (*primary, *translated)))
+    pattern = excerpt_pattern(excerpt_terms)
+    results: list[dict[str, Any]] = []
+    for _group, score, path, count in ranked[: max(limit, 0)]:
+        doc = snapshot.docs[path]
+        excerpt, line = excerpt_of(
+            snapshot.raw.get(path, ""),
+            doc.body_offset,
+            excerpt_terms,
+            index.bodies.get(path),
+            pattern,
+        )
+        results.append(
+            {
+                "path": path,
+                "title": doc.title,
+                "docKind": doc.doc_kind,
+                "layer": doc.layer,
+                "status": doc.status,
+                "score": score,
+                "excerpt": excerpt,
+                "line": line,
+                "hits": int(round_half_up(count / 10, 0)),
+            }
+        )
+    if not results:
+        return _empty()
+    return {"results": results}
+
+
+def format_search(result: dict[str, Any], documents: int, terms: int, elapsed_ms: float) -> str:
+    """The human rendering of a search result (spec 04 §9.3)."""
+    lines = [f"indexed {documents} documents, {terms} terms, {elapsed_ms:.1f} ms"]
+    if not result["results"]:
+        lines.append("(no matches)")
+    for hit in result["results"]:
+        lines.append(
+            f"{js_number(hit['score']):>7}  {hit['path']}:{hit['line']}  "
+            f"[{hit['docKind']} / {hit['layer']}]  x{hit['hits']}"
+        )
+        if hit["excerpt"]:
+            lines.append(" " * 9 + hit["excerpt"])
+    return "\n".join(lines) + "\n"
+
+
+def js_number(value: float) -> str:
+    """A number as JavaScript's `String()` writes it here: `18`, `16.2`, `0.1234`."""
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
