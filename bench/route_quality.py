@@ -23,7 +23,6 @@ between commits without reading the held-out questions.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform
@@ -32,9 +31,13 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from mbank.search import SearchIndex
+    from mbank.snapshot import Snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = REPO / "tests" / "route_quality"
@@ -104,28 +107,26 @@ def result_paths(result: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(str(entry["path"]) for entry in result.get("results", ()))
 
 
-def build_index(snapshot: Any) -> Any:
-    """The search index `route` reads, synced to `snapshot` (02 §4.3).
+def build_index(snapshot: Snapshot) -> SearchIndex:
+    """The search index `route` reads, synced to `snapshot` (02 §4.3)."""
+    from mbank.search import SearchIndex
 
-    Imported by name so that this module still loads, and its metric code can be tested,
-    while the router is being written.
-    """
-    search = importlib.import_module("mbank.search")
-    index = search.SearchIndex()
-    synced = index.sync(snapshot)
-    return synced if isinstance(synced, search.SearchIndex) else index
+    index = SearchIndex()
+    index.sync(snapshot)
+    return index
 
 
-def routers_for(snapshot: Any) -> dict[str, Router]:
+def routers_for(snapshot: Snapshot) -> dict[str, Router]:
     """The two rankers under test, bound to one snapshot: `header` (§3.4) and `final` (§3.9)."""
-    route_module = importlib.import_module("mbank.route")
+    from mbank.route import route, route_header_only
+
     index = build_index(snapshot)
 
     def header(question: str) -> tuple[str, ...]:
-        return result_paths(route_module.route_header_only(snapshot, question, limit=LIMIT))
+        return result_paths(route_header_only(snapshot, question, limit=LIMIT))
 
     def final(question: str) -> tuple[str, ...]:
-        return result_paths(route_module.route(snapshot, index, question, limit=LIMIT))
+        return result_paths(route(snapshot, index, question, limit=LIMIT))
 
     return {"header": header, "final": final}
 
@@ -223,6 +224,56 @@ def measure(
         "missing": missing,
         "unknownGold": unknown_gold,
         "indexSeconds": index_seconds,
+    }
+
+
+# `bench/run.py` rows: the final ranker on a corpus target's held-out set.
+RUN_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("route_quality_hit1", "route quality: hit@1, held-out set (final ranking)", "ratio"),
+    ("route_quality_hit3", "route quality: hit@3, held-out set (final ranking)", "ratio"),
+    ("route_quality_mrr", "route quality: MRR, held-out set (final ranking)", "ratio"),
+    ("route_quality_no_answer", "route quality: no-answer questions given []", "ratio"),
+    ("route_quality_header_hit3", "route quality: hit@3, header-only score", "ratio"),
+)
+
+
+def quality_for_bank(
+    root: Path, sets_dir: Path = SETS, make_routers: RouterFactory = routers_for
+) -> dict[str, float | None]:
+    """The `RUN_ROWS` values for the bank at `root`; LookupError when it has no held-out set."""
+    sets = [s for s in load_sets(sets_dir) if s.bank == root.name]
+    if not sets:
+        raise LookupError(f"no held-out question set for {root.name}")
+    measured = measure(sets, root.parent, make_routers)
+    rows = {(r["router"], r["lang"]): r for r in measured["rows"] if r["corpus"] == root.name}
+    final, header = rows[("final", "all")], rows[("header", "all")]
+    return {
+        "route_quality_hit1": final["hit1"],
+        "route_quality_hit3": final["hit3"],
+        "route_quality_mrr": final["mrr"],
+        "route_quality_no_answer": final["noAnswerEmpty"],
+        "route_quality_header_hit3": header["hit3"],
+    }
+
+
+def run_metric(ctx: Any) -> dict[str, Any]:
+    """A `bench/run.py` metric: `RUN_ROWS` for a corpus target that has a held-out set.
+
+    Register it in `METRICS` as `Metric(run_metric, tuple(Row(*row) for row in RUN_ROWS))`.
+    Generated banks and corpora without a set read `n/a`.
+    """
+    from bench.run import NotApplicable, Stat
+
+    try:
+        values = quality_for_bank(Path(ctx.target.root).resolve())
+    except LookupError as exc:
+        raise NotApplicable(str(exc)) from exc
+    units = {key: unit for key, _, unit in RUN_ROWS}
+    return {
+        key: Stat(units[key], [value])
+        if value is not None
+        else Stat(units[key], status="n/a", note="the set has no such questions")
+        for key, value in values.items()
     }
 
 

@@ -349,3 +349,47 @@ def test_main_fails_when_no_bank_of_any_set_is_present(
     assert route_quality.main(argv, make_routers=stand_in_routers, results=results) == 2
     assert "none of the question sets' banks is under" in capsys.readouterr().err
     assert not results.exists()
+
+
+def test_quality_for_bank_gives_the_final_rankers_numbers_for_a_bank_with_a_set(
+    tmp_path: Path,
+) -> None:
+    corpora, sets = _tiny_corpora(tmp_path)
+    values = route_quality.quality_for_bank(corpora / "alpha", sets, stand_in_routers)
+    assert values == {
+        "route_quality_hit1": 0.5,
+        "route_quality_hit3": 1.0,
+        "route_quality_mrr": 0.75,
+        "route_quality_no_answer": 1.0,
+        "route_quality_header_hit3": 1.0,
+    }
+    assert set(values) == {key for key, _, _ in route_quality.RUN_ROWS}
+
+
+def test_quality_for_bank_refuses_a_bank_without_a_set(tmp_path: Path) -> None:
+    corpora, sets = _tiny_corpora(tmp_path)
+    with pytest.raises(LookupError, match="no held-out question set for delta"):
+        route_quality.quality_for_bank(corpora / "delta", sets, stand_in_routers)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_gold_documents_are_current_owners_not_archives_or_decision_logs(
+    path: Path, corpus: dict[str, Path]
+) -> None:
+    question_set = load(path)
+    snapshot = _bank_snapshot(corpus, question_set.bank)
+    historical = sorted(
+        {
+            f"{q.id}: {gold}"
+            for q in question_set.questions
+            for gold in q.gold
+            if gold in snapshot.docs
+            and (
+                snapshot.docs[gold].status == "archived"
+                or snapshot.docs[gold].doc_function in {"decision_log", "record"}
+                or gold.endswith(("decision-log.md", "review-report.md"))
+            )
+        }
+    )
+    assert historical == []
