@@ -982,7 +982,7 @@ def format_history(result: Mapping[str, Any]) -> str:
         lines.append(head)
         lines.extend(f"  {op['kind']:<7} {op['path']}" for op in record["ops"])
     if not lines:
-        lines.append("(journal empty)" if not result["total"] else "(no records)")
+        lines.append("(no records)")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,301 @@
+"""`mbank undo` (spec 03 §14.10): the inverse plan, its refusals, and undo as a journaled write."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from planners import (
+    Clock,
+    Ids,
+    no_findings,
+    plan_create_registered,
+    plan_move,
+    small_bank,
+    stand_in_findings_for,
+    tree_bytes,
+)
+
+import mbank.journal as journal
+from mbank.model import JournalRecord, RecordOp, RefusalError
+from mbank.plan import plan_data, sha256_hex
+from mbank.reducers.undo import format_undo, plan_undo
+from mbank.snapshot import Bank
+from mbank.writes import execute, run_undo
+
+MOVE_ARGS = {"from": "_inbox/n.md", "to": "domain/terms.md", "index": "domain/README.md"}
+
+
+class Session:
+    """One bank with a deterministic clock and ids, for writes and undos."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bank = Bank(root)
+        self.clock = Clock()
+        self.ids = Ids()
+
+    def promote(self) -> str:
+        outcome = execute(
+            self.bank,
+            "bank_promote",
+            MOVE_ARGS,
+            plan_move,
+            dry_run=False,
+            findings_for=no_findings,
+            clock=self.clock,
+            make_id=self.ids,
+        )
+        assert outcome.journal_id is not None
+        return outcome.journal_id
+
+    def create(self, path: str) -> str:
+        outcome = execute(
+            self.bank,
+            "bank_create",
+            {"path": path, "index": "domain/README.md"},
+            plan_create_registered,
+            dry_run=False,
+            findings_for=no_findings,
+            clock=self.clock,
+            make_id=self.ids,
+        )
+        assert outcome.journal_id is not None
+        return outcome.journal_id
+
+    def undo(self, record_id: str | None = None, *, dry_run: bool = False) -> dict[str, Any]:
+        return run_undo(
+            self.bank,
+            record_id=record_id,
+            dry_run=dry_run,
+            clock=self.clock,
+            make_id=self.ids,
+            findings_for=no_findings,
+        )
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Session:
+    root = small_bank(tmp_path / "bank")
+    (root / "_inbox").mkdir()
+    (root / "_inbox" / "n.md").write_bytes(b"---\ntitle: Note\n---\n# Note\n\nCaptured.\n")
+    return Session(root)
+
+
+def test_undo_restores_every_touched_file_byte_for_byte_and_is_journaled(
+    session: Session, snapshot: Any
+) -> None:
+    pre = tree_bytes(session.root)
+    promoted = session.promote()
+    result = session.undo()
+    post = tree_bytes(session.root)
+    assert post == pre
+    assert result == {
+        "undone": promoted,
+        "tool": "bank_promote",
+        "time": "2026-09-14T12:05:01Z",
+        "files": [
+            {"path": "_inbox/n.md", "action": "recreated"},
+            {"path": "domain/README.md", "action": "restored"},
+            {"path": "domain/terms.md", "action": "deleted"},
+        ],
+        "dryRun": False,
+        "journalId": "20260914T120502Z-000002",
+    }
+    last = journal.record_data(journal.read_records(str(session.root))[-1])
+    assert last["tool"] == "undo" and last["via"] == "cli" and last["undoOf"] == promoted
+    assert [op["kind"] for op in last["ops"]] == ["create", "replace", "delete"]
+    assert {**last, "mbank": "<VERSION>"} == snapshot
+
+
+def test_an_undo_dry_run_prints_the_diff_and_writes_nothing(
+    session: Session, assert_unchanged: Any
+) -> None:
+    session.promote()
+    with assert_unchanged(session.root), journal.bank_lock(str(session.root), "other"):
+        result = session.undo(dry_run=True)
+    assert result["dryRun"] is True and "journalId" not in result
+    assert result["diff"].startswith("--- /dev/null\n+++ b/_inbox/n.md\n")
+    assert "--- a/domain/terms.md\n+++ /dev/null\n" in result["diff"]
+
+
+def test_undo_of_an_undo_reapplies_the_original(session: Session) -> None:
+    session.promote()
+    after_promote = tree_bytes(session.root)
+    first = session.undo()
+    second = session.undo()
+    assert second["undone"] == first["journalId"] and second["tool"] == "undo"
+    assert tree_bytes(session.root) == after_promote
+
+
+def test_undo_of_a_named_record(session: Session) -> None:
+    created = session.create("domain/a.md")
+    session.create("domain/b.md")
+    with pytest.raises(RefusalError) as caught:
+        session.undo(created)  # domain/README.md moved on since
+    assert caught.value.refusal.message == (
+        f"Cannot undo {created}: these files changed after it was applied: domain/README.md."
+    )
+
+
+def test_a_named_record_whose_files_still_match_is_undone(session: Session) -> None:
+    promoted = session.promote()
+    (session.root / "domain" / "other.md").write_text("# Other\n", encoding="utf-8")
+    result = session.undo(promoted)
+    assert result["undone"] == promoted
+    assert (session.root / "_inbox" / "n.md").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Refusals, in order
+# --------------------------------------------------------------------------------------------
+
+
+def test_undo_on_an_empty_journal_is_refused(session: Session, assert_unchanged: Any) -> None:
+    with assert_unchanged(session.root), pytest.raises(RefusalError) as caught:
+        session.undo()
+    assert (caught.value.refusal.rule, caught.value.refusal.message) == (
+        "undo-empty",
+        "Nothing to undo: the journal is empty.",
+    )
+    assert not (session.root / ".mbank").exists()
+
+
+def test_undo_of_an_unknown_id_is_refused(session: Session, assert_unchanged: Any) -> None:
+    session.promote()
+    with assert_unchanged(session.root), pytest.raises(RefusalError) as caught:
+        session.undo("20990101T000000Z-ffffff")
+    assert (caught.value.refusal.rule, caught.value.refusal.message) == (
+        "undo-unknown",
+        "No journal record has id 20990101T000000Z-ffffff.",
+    )
+
+
+def test_undo_of_a_record_already_undone_is_refused(
+    session: Session, assert_unchanged: Any
+) -> None:
+    promoted = session.promote()
+    undone = session.undo()["journalId"]
+    with assert_unchanged(session.root), pytest.raises(RefusalError) as caught:
+        session.undo(promoted)
+    assert (caught.value.refusal.rule, caught.value.refusal.message) == (
+        "undo-already",
+        f"{promoted} was already undone by {undone}.",
+    )
+
+
+def test_a_record_whose_undo_was_undone_can_be_undone_again(session: Session) -> None:
+    pre = tree_bytes(session.root)
+    promoted = session.promote()
+    session.undo()
+    session.undo()
+    result = session.undo(promoted)
+    assert result["undone"] == promoted
+    assert tree_bytes(session.root) == pre
+
+
+def test_undo_names_every_file_that_moved_in_op_order(
+    session: Session, assert_unchanged: Any
+) -> None:
+    promoted = session.promote()
+    (session.root / "domain" / "terms.md").write_text("edited\n", encoding="utf-8")
+    (session.root / "_inbox" / "n.md").write_text("back by hand\n", encoding="utf-8")
+    with assert_unchanged(session.root), pytest.raises(RefusalError) as caught:
+        session.undo()
+    assert (caught.value.refusal.rule, caught.value.refusal.message) == (
+        "undo-moved",
+        f"Cannot undo {promoted}: these files changed after it was applied: "
+        "domain/terms.md, _inbox/n.md.",
+    )
+
+
+def test_undo_without_the_pre_image_in_objects_is_refused(
+    session: Session, assert_unchanged: Any
+) -> None:
+    promoted = session.promote()
+    index_before = journal.read_records(str(session.root))[0].ops[1].before
+    assert index_before is not None
+    os.unlink(journal.object_path(str(session.root), index_before))
+    with assert_unchanged(session.root), pytest.raises(RefusalError) as caught:
+        session.undo()
+    assert (caught.value.refusal.rule, caught.value.refusal.message) == (
+        "undo-missing-object",
+        f"Cannot undo {promoted}: the earlier content of domain/README.md is no longer in "
+        ".mbank/objects.",
+    )
+
+
+def test_undo_goes_through_the_post_check(session: Session) -> None:
+    session.promote()
+    (session.root / "domain" / "glossary.md").write_text(
+        "---\ntitle: Glossary\nderived_from:\n  - terms.md\n---\n# Glossary\n", encoding="utf-8"
+    )
+    with pytest.raises(RefusalError) as caught:
+        run_undo(session.bank, clock=session.clock, findings_for=stand_in_findings_for)
+    assert caught.value.refusal.rule == "postcheck"
+    assert "[broken-derived-from] domain/glossary.md" in caught.value.refusal.message
+
+
+# --------------------------------------------------------------------------------------------
+# The pure planner and the human output
+# --------------------------------------------------------------------------------------------
+
+
+def _record(record_id: str, ops: tuple[RecordOp, ...], **extra: Any) -> JournalRecord:
+    return JournalRecord(
+        1, record_id, "2026-09-14T12:00:00Z", "bank_promote", "mcp", "0.1.0", {}, ops, (), **extra
+    )
+
+
+def test_the_undo_plan_inverts_the_ops_in_reverse_order(snapshot: Any) -> None:
+    old_index, new_index, note = b"index\n", b"index\n- [N](n.md)\n", b"# N\n"
+    target = _record(
+        "20260914T120000Z-000001",
+        (
+            RecordOp("domain/n.md", "create", None, sha256_hex(note)),
+            RecordOp("domain/README.md", "replace", sha256_hex(old_index), sha256_hex(new_index)),
+            RecordOp("_inbox/n.md", "delete", sha256_hex(note), None),
+        ),
+    )
+    outcome = plan_undo(
+        [target],
+        None,
+        {
+            "domain/n.md": sha256_hex(note),
+            "domain/README.md": sha256_hex(new_index),
+            "_inbox/n.md": None,
+        },
+        {sha256_hex(old_index): old_index, sha256_hex(note): note},
+    )
+    assert [(op.kind, op.path) for op in outcome.plan.ops] == [
+        ("create", "_inbox/n.md"),
+        ("replace", "domain/README.md"),
+        ("delete", "domain/n.md"),
+    ]
+    assert outcome.notes.undo_of == target.id
+    assert plan_data(outcome.plan) == snapshot
+
+
+def test_the_human_undo_output(snapshot: Any) -> None:
+    result = {
+        "undone": "20260914T120501Z-000001",
+        "tool": "bank_promote",
+        "time": "2026-09-14T12:05:01Z",
+        "files": [
+            {"path": "_inbox/n.md", "action": "recreated"},
+            {"path": "domain/terms.md", "action": "deleted"},
+        ],
+        "dryRun": False,
+        "journalId": "20260914T120502Z-000002",
+    }
+    assert format_undo(result) == (
+        "UNDONE 20260914T120501Z-000001 (bank_promote, 2026-09-14T12:05:01Z)\n"
+        "  recreated _inbox/n.md\n"
+        "  deleted domain/terms.md\n"
+        "journal: 20260914T120502Z-000002\n"
+    )
+    dry = {**result, "dryRun": True, "diff": "--- a/x\n"}
+    del dry["journalId"]
+    assert format_undo(dry) == snapshot
