@@ -137,12 +137,6 @@ def _index_link_targets(doc: Doc | None) -> set[str]:
     return {link.to for link in doc.links if link.to is not None}
 
 
-def _link_targets(doc: Doc | None) -> set[str]:
-    if doc is None:
-        return set()
-    return {link.to for link in doc.links if link.to is not None}
-
-
 def _claim_targets(path: str, claims: tuple[Claim, ...]) -> set[str]:
     targets = {claim_target(path, claim) for claim in claims}
     return {target for target in targets if target is not None}
@@ -399,77 +393,112 @@ def _cycles_after(previous: _State, snapshot: Snapshot, changed: set[str]) -> Cy
     return cycles_in_derived_from(docs, snapshot.contract)
 
 
+def _moved(index: Refs, moves: list[tuple[set[str], set[str], str]]) -> Refs:
+    """`index` with each path moved from its old keys to its new ones; copied only if needed."""
+    moves = [move for move in moves if move[0] != move[1]]
+    if not moves:
+        return index
+    out = dict(index)
+    for before, after, path in moves:
+        _replace_refs(out, before, after, path)
+    return out
+
+
+def _is_template(doc: Doc | None) -> bool:
+    return doc is not None and doc.doc_function == TEMPLATE_FUNCTION
+
+
 def _derive(previous: _State, snapshot: Snapshot, changed: set[str]) -> _State:
-    """Validate `snapshot` from the state of a snapshot it differs from only in `changed`."""
+    """Validate `snapshot` from the state of a snapshot it differs from only in `changed`.
+
+    Besides the changed documents, a document is re-validated when its outcome can depend on
+    the change: when a changed path appears or disappears, the documents whose edges, index
+    links or rule claims resolve to it and the claims naming its file name; when a carrier
+    becomes or stops being a template, the claims naming its file name; when an index
+    changes, the documents it links or linked.
+    """
     old = previous.snapshot
     old_docs, docs = old.docs, snapshot.docs
     state = _State(snapshot)
-    state.names = dict(previous.names)
-    state.edge_refs = dict(previous.edge_refs)
-    state.link_refs = dict(previous.link_refs)
-    state.claims = dict(previous.claims)
-    state.claim_target_refs = dict(previous.claim_target_refs)
-    state.claim_name_refs = dict(previous.claim_name_refs)
+    state.declared = previous.declared
     state.per_doc = dict(previous.per_doc)
     state.unregistered = dict(previous.unregistered)
-    state.conflicts = dict(previous.conflicts)
-    state.declared = previous.declared
-    empty = set(previous.empty)
 
+    names: list[tuple[set[str], set[str], str]] = []
+    edges: list[tuple[set[str], set[str], str]] = []
+    links: list[tuple[set[str], set[str], str]] = []
+    claim_targets: list[tuple[set[str], set[str], str]] = []
+    claim_names: list[tuple[set[str], set[str], str]] = []
+    claims: dict[str, tuple[Claim, ...]] = {}
+    appeared: set[str] = set()  # paths that exist on one side only
+    renamed: set[str] = set()  # file names whose carriers changed
     affected = set(changed)
     keys: set[str] = set()
+    empty = set(previous.empty)
     for path in changed:
         before, after = old_docs.get(path), docs.get(path)
         name = file_name(path)
-        _replace_refs(
-            state.names,
-            {name} if before is not None else set(),
-            {name} if after is not None else set(),
-            path,
+        if (before is None) != (after is None):
+            appeared.add(path)
+            renamed.add(name)
+        elif _is_template(before) != _is_template(after):
+            renamed.add(name)
+        names.append(
+            ({name} if before is not None else set(), {name} if after is not None else set(), path)
         )
-        _replace_refs(state.edge_refs, _edge_targets(before), _edge_targets(after), path)
-        _replace_refs(
-            state.link_refs, _index_link_targets(before), _index_link_targets(after), path
-        )
+        edges.append((_edge_targets(before), _edge_targets(after), path))
+        before_links, after_links = _index_link_targets(before), _index_link_targets(after)
+        links.append((before_links, after_links, path))
+        # registration: a document a changed index stopped or started linking
+        affected |= before_links ^ after_links
         old_claims = previous.claims.get(path, ())
         new_claims = _claims_of(after, snapshot) if after is not None else ()
-        if new_claims:
-            state.claims[path] = new_claims
-        else:
-            state.claims.pop(path, None)
-        _replace_refs(
-            state.claim_target_refs,
-            _claim_targets(path, old_claims),
-            _claim_targets(path, new_claims),
-            path,
+        if new_claims != old_claims:
+            claims[path] = new_claims
+        claim_targets.append(
+            (_claim_targets(path, old_claims), _claim_targets(path, new_claims), path)
         )
-        _replace_refs(
-            state.claim_name_refs, _claim_names(old_claims), _claim_names(new_claims), path
-        )
+        claim_names.append((_claim_names(old_claims), _claim_names(new_claims), path))
         if after is not None and not snapshot.raw.get(path):
             empty.add(path)
         else:
             empty.discard(path)
-        # registration: what a changed index links (or linked) may have lost or gained it
-        affected |= _link_targets(before) | _link_targets(after)
         keys.update(before.canonical_for if before is not None else ())
         keys.update(after.canonical_for if after is not None else ())
-    for path in changed:
+
+    state.names = _moved(previous.names, names)
+    state.edge_refs = _moved(previous.edge_refs, edges)
+    state.link_refs = _moved(previous.link_refs, links)
+    state.claim_target_refs = _moved(previous.claim_target_refs, claim_targets)
+    state.claim_name_refs = _moved(previous.claim_name_refs, claim_names)
+    state.claims = previous.claims
+    if claims:
+        state.claims = dict(previous.claims)
+        for path, found in claims.items():
+            if found:
+                state.claims[path] = found
+            else:
+                state.claims.pop(path, None)
+    state.empty = previous.empty if empty == previous.empty else frozenset(empty)
+    for path in appeared:
         affected.update(state.edge_refs.get(path, ()))
         affected.update(state.link_refs.get(path, ()))
         affected.update(state.claim_target_refs.get(path, ()))
-        affected.update(state.claim_name_refs.get(file_name(path), ()))
-    state.empty = frozenset(empty)
+    for name in renamed:
+        affected.update(state.claim_name_refs.get(name, ()))
 
     shipped = shipped_template_names()
     for path in affected:
         state.recompute(path, shipped)
-    for key in keys:
-        holders = snapshot.owners.get(key, ())
-        if len(holders) > 1:
-            state.conflicts[key] = ssot_conflict(key, holders)
-        else:
-            state.conflicts.pop(key, None)
+    state.conflicts = previous.conflicts
+    if keys:
+        state.conflicts = dict(previous.conflicts)
+        for key in keys:
+            holders = snapshot.owners.get(key, ())
+            if len(holders) > 1:
+                state.conflicts[key] = ssot_conflict(key, holders)
+            else:
+                state.conflicts.pop(key, None)
     state.cycles = _cycles_after(previous, snapshot, changed)
     return state
 

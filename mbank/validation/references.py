@@ -25,11 +25,10 @@ CLAIM = re.compile(
     r"(?:\[[^\]]*\]\(([^)\s]+\.md)[^)]*\)|`?([\w./-]+\.md))",
     re.IGNORECASE | re.ASCII,
 )
-# Every match of CLAIM contains one of these; lines without one are never given to CLAIM,
-# whose lazy phrase group would otherwise be tried at every word of every line.
-_CLAIM_VERB = re.compile(
-    r"(?:defined|described|specified|owned|governed)\s+(?:by|in)\s", re.IGNORECASE | re.ASCII
-)
+# Every match of CLAIM contains one of these verbs; lines without one are never given to CLAIM,
+# whose lazy phrase group would otherwise be tried at every word of every line. They are found
+# with bytes.find on the ASCII-lower-cased UTF-8 text (CLAIM is ASCII and case-insensitive).
+_VERBS = (b"defined", b"described", b"specified", b"owned", b"governed")
 
 
 class Claim(msgspec.Struct, frozen=True):
@@ -42,18 +41,23 @@ class Claim(msgspec.Struct, frozen=True):
 
 def scan_claims(text: str) -> tuple[Claim, ...]:
     """Every claim in a document's whole text, line by line, fences and frontmatter included."""
+    data = text.encode("utf-8", "surrogatepass")
+    lowered = data.lower()  # ASCII letters only, so byte offsets stay put
+    starts: set[int] = set()
+    for verb in _VERBS:
+        at = lowered.find(verb)
+        while at >= 0:
+            starts.add(lowered.rfind(b"\n", 0, at) + 1)
+            at = lowered.find(verb, at + len(verb))
+    if not starts:
+        return ()
     claims: list[Claim] = []
-    last_start = -1
     counted_to, number = 0, 1  # the line number of offset `counted_to`
-    for verb in _CLAIM_VERB.finditer(text):
-        start = text.rfind("\n", 0, verb.start()) + 1
-        if start <= last_start:
-            continue  # this line was scanned already
-        last_start = start
-        number += text.count("\n", counted_to, start)
+    for start in sorted(starts):
+        number += data.count(b"\n", counted_to, start)
         counted_to = start
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
+        end = data.find(b"\n", start)
+        line = (data[start:] if end < 0 else data[start:end]).decode("utf-8", "surrogatepass")
         for match in CLAIM.finditer(line.removesuffix("\r")):
             raw = match.group(2) or match.group(3)
             phrase = match.group(1).replace("`", "").strip()
