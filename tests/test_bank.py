@@ -1,0 +1,520 @@
+"""The snapshot: the walk, change detection, and the derived maps of spec 01 §7, on the fixture
+banks and on small banks built in tmp_path (spec 01 §1, §7, §11; 07 §3.3)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from conftest import copy_fixture
+
+from mbank.contract import EMPTY_CONTRACT, EMPTY_LAYERS
+from mbank.model import Edge, VocabularyRow
+from mbank.snapshot import Bank, Snapshot, walk_documents
+
+Unchanged = Callable[[Path], AbstractContextManager[None]]
+
+
+def write(root: Path, path: str, text: str = "") -> Path:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text or f"# {path}\n", encoding="utf-8")
+    return target
+
+
+def touch_later(path: Path) -> None:
+    """Move a file's mtime forward, so a rewrite is seen even on coarse-clock file systems."""
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+
+
+def summary(snapshot: Snapshot) -> dict[str, Any]:
+    """The derived maps as plain data (no root: nothing in them depends on where it is)."""
+    contract = snapshot.contract
+    return {
+        "docs": {
+            path: {"layer": doc.layer, "registeredIn": list(doc.registered_in)}
+            for path, doc in snapshot.docs.items()
+        },
+        "incoming": {path: list(sources) for path, sources in snapshot.incoming.items()},
+        "owners": {key: list(paths) for key, paths in snapshot.owners.items()},
+        "indexLinks": [msgspec.to_builtins(link) for link in snapshot.index_links],
+        "contract": {
+            **{
+                field: msgspec.to_builtins(getattr(contract, field))
+                for field in contract.__struct_fields__
+                if field != "declared_in"
+            },
+            "declared_in": [[f, v, p] for (f, v), p in contract.declared_in.items()],
+        },
+        "layers": msgspec.to_builtins(snapshot.layers),
+        "vocabulary": msgspec.to_builtins(snapshot.vocabulary),
+    }
+
+
+# -- the fixture banks ------------------------------------------------------------------------
+
+
+def test_the_base_fixture_indexes_17_documents(fixture_bank: Path) -> None:
+    bank = Bank(fixture_bank)
+    snapshot = bank.refresh()
+    assert len(snapshot.docs) == 17
+    assert bank.last_refresh_parsed == 17
+    assert list(snapshot.docs) == sorted(snapshot.docs)
+
+
+def test_the_extended_fixture_indexes_25_documents(fixture_plus: Path) -> None:
+    assert len(Bank(fixture_plus).refresh().docs) == 25
+
+
+def test_fixture_derived_maps(tmp_path: Path, snapshot: Any) -> None:
+    base = copy_fixture(tmp_path / "base", overlay=False)
+    extended = copy_fixture(tmp_path / "extended", overlay=True)
+    assert summary(Bank(base).refresh()) == snapshot(name="base")
+    assert summary(Bank(extended).refresh()) == snapshot(name="extended")
+
+
+def test_reverse_edges_are_unique_sorted_and_only_to_documents(fixture_bank: Path) -> None:
+    snapshot = Bank(fixture_bank).refresh()
+    assert snapshot.incoming["dna/governance.md"] == (
+        "README.md",
+        "adr/README.md",
+        "dna/frontmatter.md",
+        "domain/README.md",
+        "domain/rules.md",
+        "flows/templates/README.md",
+        "flows/templates/adr/ADR-ID.md",
+        "flows/templates/feature/brief.md",
+    )
+    assert snapshot.incoming["domain/rules.md"] == (
+        "engineering/architecture.md",
+        "features/FT-001/brief.md",
+    )
+    assert "missing/nowhere.md" not in snapshot.incoming
+    for sources in snapshot.incoming.values():
+        assert list(sources) == sorted(set(sources))
+
+
+def test_two_edges_to_one_target_count_once(tmp_path: Path) -> None:
+    write(tmp_path, "a.md")
+    write(tmp_path, "b.md", "---\nderived_from: [a.md, ./a.md, a.md#x]\n---\n")
+    assert Bank(tmp_path).refresh().incoming == {"a.md": ("b.md",)}
+
+
+def test_fit_is_carried_and_external_differs_from_broken(fixture_bank: Path) -> None:
+    docs = Bank(fixture_bank).refresh().docs
+    brief = docs["features/FT-001/brief.md"].derived_from
+    assert brief[1].fit == "Only the accepted queue topology is reused."
+    assert brief[2] == Edge("../../../outside-bank/upstream.md", None, None, True)
+    broken = docs["engineering/architecture.md"].derived_from[1]
+    assert (broken.resolved, broken.external) == ("missing/nowhere.md", False)
+    assert broken.resolved not in docs  # broken: resolved, not external, not a document
+    assert all(edge.external or edge.resolved in docs for edge in brief), (
+        "FT-001 has no broken edge"
+    )
+
+
+def test_owner_map_keeps_the_conflict_in_path_order(fixture_bank: Path) -> None:
+    owners = Bank(fixture_bank).refresh().owners
+    assert owners["filter_thresholds"] == ("conflict.md", "domain/rules.md")
+    assert owners["retry_policy"] == ("broken/bad-yaml.md",)  # recovered leniently
+    assert owners["adr_template"] == ("flows/templates/adr/ADR-ID.md",)  # no status filter
+    assert list(owners)[:2] == ["retry_policy", "filter_thresholds"]  # first-seen key order
+
+
+def test_a_document_naming_a_key_twice_owns_it_once(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\ncanonical_for: [k, k]\n---\n")
+    assert Bank(tmp_path).refresh().owners == {"k": ("a.md",)}
+
+
+def test_registration_from_bullet_table_prose_and_numbered_links(fixture_bank: Path) -> None:
+    docs = Bank(fixture_bank).refresh().docs
+    registered_by_root = {
+        "domain/README.md": "bullet",
+        "engineering/architecture.md": "table row",
+        "adr/README.md": "table row with a backticked label",
+        "dna/principles.md": "prose",
+        "features/FT-001/brief.md": "prose",
+        "broken/bad-yaml.md": "numbered",
+        "conflict.md": "numbered",
+        "dna/README.md": "numbered",
+        "flows/templates/README.md": "numbered",
+    }
+    for path, shape in registered_by_root.items():
+        assert "README.md" in docs[path].registered_in, shape
+    assert docs["dna/principles.md"].registered_in == ("README.md", "dna/README.md")
+    assert docs["adr/ADR-001-queue-choice.md"].registered_in == ("adr/README.md",)
+
+
+def test_the_orphan_has_no_registration(fixture_bank: Path) -> None:
+    docs = Bank(fixture_bank).refresh().docs
+    assert docs["orphan.md"].registered_in == ()
+    assert docs["README.md"].registered_in == ()
+
+
+def test_index_documents_are_function_index_or_readme(tmp_path: Path) -> None:
+    write(tmp_path, "hub.md", "---\ndoc_function: index\n---\n- [a](a.md)\n")
+    write(tmp_path, "sub/README.md", "- [b](b.md)\n- [b again](./b.md)\n- [self](README.md)\n")
+    write(tmp_path, "plain.md", "- [a](a.md)\n")
+    write(tmp_path, "a.md")
+    write(tmp_path, "sub/b.md")
+    snapshot = Bank(tmp_path).refresh()
+    assert snapshot.docs["a.md"].registered_in == ("hub.md",)
+    assert snapshot.docs["sub/b.md"].registered_in == ("sub/README.md",)  # unique
+    assert snapshot.docs["sub/README.md"].registered_in == ()  # an index never registers itself
+    assert [(link.source, link.raw) for link in snapshot.index_links] == [
+        ("hub.md", "a.md"),
+        ("sub/README.md", "b.md"),
+        ("sub/README.md", "./b.md"),
+        ("sub/README.md", "README.md"),
+    ]
+
+
+def test_index_links_include_dangling_entries(fixture_plus: Path) -> None:
+    links = Bank(fixture_plus).refresh().index_links
+    retired = [link for link in links if link.raw == "retired.md"]
+    assert [(link.source, link.to, link.line) for link in retired] == [
+        ("domain/README.md", "domain/retired.md", 20)
+    ]
+    assert not any("example" in link.raw for link in links)  # URL and fenced entry ignored
+
+
+def test_the_contract_sets_of_spec_01_section_11(fixture_bank: Path) -> None:
+    contract = Bank(fixture_bank).refresh().contract
+    assert contract.present
+    assert contract.source == (
+        "dna/README.md",
+        "dna/frontmatter.md",
+        "dna/governance.md",
+        "dna/principles.md",
+    )
+    assert contract.doc_kinds == ("governance", "domain", "engineering", "adr", "feature")
+    assert contract.doc_functions == ("canonical", "index", "template")
+    assert contract.statuses == ("draft", "active", "archived")
+    assert contract.delivery_statuses == ("planned", "in_progress", "done", "cancelled")
+    assert contract.decision_statuses == ("proposed", "accepted", "superseded", "rejected")
+    assert contract.roots == ("dna/principles.md",)
+    assert contract.requires_derived_from
+    assert contract.forbids_cycles
+
+
+def test_a_bank_rooted_at_domain_has_no_contract(fixture_bank: Path) -> None:
+    snapshot = Bank(fixture_bank / "domain").refresh()
+    assert list(snapshot.docs) == ["README.md", "rules.md"]
+    assert snapshot.contract == EMPTY_CONTRACT
+    assert not snapshot.contract.present
+    assert snapshot.layers == EMPTY_LAYERS
+    assert snapshot.docs["rules.md"].registered_in == ("README.md",)
+    assert snapshot.docs["rules.md"].derived_from[0].external  # ../dna/governance.md
+
+
+def test_a_non_text_dna_document_contributes_nothing_to_the_contract(tmp_path: Path) -> None:
+    (tmp_path / "dna").mkdir()
+    (tmp_path / "dna" / "latin1.md").write_bytes("| `status` | `caf\xe9` |".encode("latin-1"))
+    contract = Bank(tmp_path).refresh().contract
+    assert contract.statuses == ()
+
+
+# -- refresh and change detection -------------------------------------------------------------
+
+
+def test_refresh_parses_only_what_moved(fixture_bank: Path) -> None:
+    bank = Bank(fixture_bank)
+    first = bank.refresh()
+    assert bank.last_refresh_parsed == 17
+    second = bank.refresh()
+    assert bank.last_refresh_parsed == 0
+    assert second is first
+    rules = fixture_bank / "domain" / "rules.md"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    touch_later(rules)
+    third = bank.refresh()
+    assert bank.last_refresh_parsed == 1
+    assert third is not first
+    assert third.raw["domain/rules.md"].endswith("One more line.\n")
+    assert third.docs["conflict.md"] is not None
+
+
+def test_a_change_of_size_alone_is_seen(tmp_path: Path) -> None:
+    page = write(tmp_path, "a.md", "# One\n")
+    bank = Bank(tmp_path)
+    bank.refresh()
+    stamp = page.stat().st_mtime_ns
+    page.write_text("# One, longer\n", encoding="utf-8")
+    os.utime(page, ns=(stamp, stamp))  # same mtime: the size still moved
+    assert bank.refresh().docs["a.md"].title == "One, longer"
+    assert bank.last_refresh_parsed == 1
+
+
+def test_a_change_of_mtime_alone_is_reparsed(tmp_path: Path) -> None:
+    page = write(tmp_path, "a.md")
+    bank = Bank(tmp_path)
+    bank.refresh()
+    touch_later(page)
+    bank.refresh()
+    assert bank.last_refresh_parsed == 1
+
+
+def test_generation_increases_only_when_something_changed(tmp_path: Path) -> None:
+    write(tmp_path, "a.md")
+    bank = Bank(tmp_path)
+    assert bank.refresh().generation == 1
+    assert bank.refresh().generation == 1
+    write(tmp_path, "b.md")
+    assert bank.refresh().generation == 2
+    assert bank.refresh().generation == 2
+    (tmp_path / "b.md").unlink()
+    after_delete = bank.refresh()
+    assert (after_delete.generation, bank.last_refresh_parsed) == (3, 0)
+    touch_later(tmp_path / "a.md")
+    assert bank.refresh().generation == 4
+
+
+def test_a_vanished_file_is_dropped_from_every_map(tmp_path: Path) -> None:
+    write(tmp_path, "README.md", "- [a](a.md)\n")
+    write(tmp_path, "a.md", "---\ncanonical_for: [k]\nderived_from: [b.md]\n---\n")
+    write(tmp_path, "b.md")
+    bank = Bank(tmp_path)
+    before = bank.refresh()
+    assert (before.owners, before.incoming) == ({"k": ("a.md",)}, {"b.md": ("a.md",)})
+    (tmp_path / "a.md").unlink()
+    after = bank.refresh()
+    assert list(after.docs) == ["README.md", "b.md"]
+    assert "a.md" not in after.raw
+    assert (after.owners, after.incoming) == ({}, {})
+    assert [link.to for link in after.index_links] == ["a.md"]  # now a dangling entry
+
+
+def test_the_snapshot_property_refreshes_once(tmp_path: Path) -> None:
+    write(tmp_path, "a.md")
+    bank = Bank(tmp_path)
+    first = bank.snapshot
+    assert bank.snapshot is first
+    write(tmp_path, "b.md")
+    assert bank.snapshot is first  # no implicit refresh after the first
+    assert bank.refresh() is not first
+
+
+def test_refresh_reads_never_write(fixture_bank: Path, assert_unchanged: Unchanged) -> None:
+    with assert_unchanged(fixture_bank):
+        bank = Bank(fixture_bank)
+        bank.refresh()
+        bank.refresh()
+    assert not (fixture_bank / ".mbank").exists()
+
+
+def test_the_snapshot_is_frozen(tmp_path: Path) -> None:
+    write(tmp_path, "a.md")
+    snapshot = Bank(tmp_path).refresh()
+    with pytest.raises(AttributeError):
+        snapshot.generation = 9  # type: ignore[misc]
+
+
+def test_raw_text_is_kept_exactly(tmp_path: Path) -> None:
+    text = "\ufeff---\r\ntitle: T\r\n---\r\nbody\r\n"
+    (tmp_path / "a.md").write_bytes(text.encode("utf-8"))
+    (tmp_path / "b.md").write_bytes(b"caf\xe9")
+    snapshot = Bank(tmp_path).refresh()
+    assert snapshot.raw["a.md"] == text
+    assert snapshot.docs["a.md"].title == "T"
+    assert snapshot.raw["b.md"] == ""
+    assert snapshot.docs["b.md"].parse_error_kind == "invalid-encoding"
+
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_root_that_is_missing_or_a_file_is_an_empty_bank(tmp_path: Path, kind: str) -> None:
+    root = tmp_path / "bank"
+    if kind == "file":
+        root.write_text("not a directory", encoding="utf-8")
+    snapshot = Bank(root).refresh()
+    assert (snapshot.docs, snapshot.contract) == ({}, EMPTY_CONTRACT)
+
+
+def test_a_root_that_disappears_empties_the_bank(tmp_path: Path) -> None:
+    write(tmp_path / "bank", "a.md")
+    bank = Bank(tmp_path / "bank")
+    bank.refresh()
+    (tmp_path / "bank" / "a.md").unlink()
+    (tmp_path / "bank").rmdir()
+    assert bank.refresh().docs == {}
+
+
+# -- the walk ---------------------------------------------------------------------------------
+
+
+def test_walk_order_is_by_code_point(tmp_path: Path) -> None:
+    for name in ["a/b.md", "a-c.md", "B.md", "a.md", "é.md", "z.md", "a/a.md", "a0.md"]:
+        write(tmp_path, name)
+    assert list(Bank(tmp_path).refresh().docs) == [
+        "B.md",
+        "a-c.md",
+        "a.md",
+        "a/a.md",
+        "a/b.md",
+        "a0.md",
+        "z.md",
+        "é.md",
+    ]
+
+
+def test_dot_entries_and_skipped_directories_are_never_walked(tmp_path: Path) -> None:
+    for name in [
+        ".mbank/journal.md",
+        ".git/x.md",
+        ".obsidian/x.md",
+        ".hidden.md",
+        "a/.tmp-write.md",
+        "node_modules/x.md",
+        "dist/x.md",
+        "deep/node_modules/x.md",
+        "deep/dist/y.md",
+        "dist.md",
+        "node_modules.md",
+        "kept/a.md",
+    ]:
+        write(tmp_path, name)
+    assert list(Bank(tmp_path).refresh().docs) == ["dist.md", "kept/a.md", "node_modules.md"]
+
+
+def test_only_lower_case_md_files_are_documents(tmp_path: Path) -> None:
+    for name in ["x.MD", "y.Md", "notes.txt", "image.png", "schema.yaml", "z.md", "md"]:
+        write(tmp_path, name)
+    (tmp_path / "dir.md").mkdir()
+    assert list(Bank(tmp_path).refresh().docs) == ["z.md"]
+
+
+def test_symlinks_are_skipped_wherever_they_point(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write(outside, "secret.md")
+    bank_root = tmp_path / "bank"
+    write(bank_root, "real.md")
+    write(bank_root, "sub/inner.md")
+    os.symlink(outside / "secret.md", bank_root / "out-link.md")
+    os.symlink(bank_root / "real.md", bank_root / "in-link.md")
+    os.symlink(outside, bank_root / "out-dir")
+    os.symlink(bank_root / "sub", bank_root / "in-dir")
+    os.symlink(bank_root, bank_root / "loop")
+    os.symlink(tmp_path / "nowhere.md", bank_root / "dangling.md")
+    assert list(Bank(bank_root).refresh().docs) == ["real.md", "sub/inner.md"]
+
+
+def test_a_symlinked_root_is_walked(tmp_path: Path) -> None:
+    write(tmp_path / "real", "a.md")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    assert list(Bank(tmp_path / "link").refresh().docs) == ["a.md"]
+
+
+def test_an_undecodable_file_name_is_skipped(tmp_path: Path) -> None:
+    write(tmp_path, "ok.md")
+    try:
+        with open(os.path.join(os.fsencode(tmp_path), b"bad-\xff.md"), "wb") as handle:
+            handle.write(b"# bad\n")
+    except OSError:
+        pytest.skip("this file system refuses non-UTF-8 names")
+    assert list(Bank(tmp_path).refresh().docs) == ["ok.md"]
+
+
+def test_a_fifo_named_like_a_document_is_not_read(tmp_path: Path) -> None:
+    write(tmp_path, "ok.md")
+    os.mkfifo(tmp_path / "pipe.md")
+    started = time.monotonic()
+    assert list(Bank(tmp_path).refresh().docs) == ["ok.md"]
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_an_unreadable_file_or_directory_is_skipped_silently(tmp_path: Path) -> None:
+    write(tmp_path, "ok.md")
+    locked = write(tmp_path, "locked.md")
+    write(tmp_path, "closed/x.md")
+    locked.chmod(0)
+    (tmp_path / "closed").chmod(0)
+    try:
+        assert list(Bank(tmp_path).refresh().docs) == ["ok.md"]
+    finally:
+        (tmp_path / "closed").chmod(0o755)
+        locked.chmod(0o644)
+
+
+def test_walk_documents_yields_bank_and_absolute_paths(tmp_path: Path) -> None:
+    write(tmp_path, "a/b.md")
+    assert list(walk_documents(str(tmp_path))) == [("a/b.md", str(tmp_path / "a" / "b.md"))]
+
+
+# -- vocabulary and layers follow every rebuild -----------------------------------------------
+
+VOCABULARY = """---
+title: Vocabulary
+---
+| Russian stem | English |
+|---|---|
+| корпус | corpus, collection |
+| `книг` | book, books |
+"""
+
+
+def test_vocabulary_rows_appear_and_vanish_with_the_file(tmp_path: Path) -> None:
+    write(tmp_path, "dna/principles.md")
+    bank = Bank(tmp_path)
+    assert bank.refresh().vocabulary == ()
+    write(tmp_path, "dna/vocabulary.md", VOCABULARY)
+    assert bank.refresh().vocabulary == (
+        VocabularyRow("корпус", ("corpus", "collection")),
+        VocabularyRow("книг", ("book", "books")),
+    )
+    (tmp_path / "dna" / "vocabulary.md").unlink()
+    assert bank.refresh().vocabulary == ()
+
+
+def test_vocabulary_is_read_only_from_dna_vocabulary_md(tmp_path: Path) -> None:
+    write(tmp_path, "domain/vocabulary.md", VOCABULARY)
+    write(tmp_path, "dna/other.md", VOCABULARY)
+    assert Bank(tmp_path).refresh().vocabulary == ()
+
+
+def test_vocabulary_belongs_to_one_bank(tmp_path: Path) -> None:
+    write(tmp_path / "one", "dna/vocabulary.md", VOCABULARY)
+    write(tmp_path / "two", "dna/principles.md")
+    assert Bank(tmp_path / "one").refresh().vocabulary != ()
+    assert Bank(tmp_path / "two").refresh().vocabulary == ()
+
+
+LAYER_TABLE = (
+    "| Directory | Layer |\n|---|---|\n| `features` | `knowledge` |\n| playbooks | flow |\n"
+)
+
+
+def test_layers_are_recomputed_on_every_rebuild(fixture_bank: Path) -> None:
+    bank = Bank(fixture_bank)
+    brief = "features/FT-001/brief.md"
+    assert bank.refresh().docs[brief].layer == "delivery"
+    write(fixture_bank, "playbooks/run.md")
+    table = write(fixture_bank, "dna/layers.md", LAYER_TABLE)
+    snapshot = bank.refresh()
+    assert bank.last_refresh_parsed == 2  # the brief itself was not re-parsed
+    assert snapshot.docs[brief].layer == "knowledge"
+    assert snapshot.docs["playbooks/run.md"].layer == "flow"
+    assert snapshot.docs["domain/rules.md"].layer == "knowledge"  # undeclared: built-in
+    assert snapshot.layers.by_dir == {"features": "knowledge", "playbooks": "flow"}
+    table.unlink()  # deleting the layer table takes effect at once
+    snapshot = bank.refresh()
+    assert snapshot.docs[brief].layer == "delivery"
+    assert snapshot.docs["playbooks/run.md"].layer == "other"
+    assert snapshot.layers == EMPTY_LAYERS
+
+
+def test_registration_is_recomputed_when_only_the_index_changes(tmp_path: Path) -> None:
+    write(tmp_path, "a.md")
+    index = write(tmp_path, "README.md", "nothing yet\n")
+    bank = Bank(tmp_path)
+    assert bank.refresh().docs["a.md"].registered_in == ()
+    index.write_text("- [a](a.md)\n", encoding="utf-8")
+    touch_later(index)
+    assert bank.refresh().docs["a.md"].registered_in == ("README.md",)
+    assert bank.last_refresh_parsed == 1
