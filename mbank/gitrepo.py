@@ -13,10 +13,11 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 import msgspec
 from dulwich.errors import NotGitRepository
-from dulwich.objects import Commit, ObjectID, Tree
+from dulwich.objects import Commit, ObjectID, Tree, parse_tree
 from dulwich.objectspec import AmbiguousShortId, parse_commit
 from dulwich.repo import Repo
 
@@ -232,10 +233,15 @@ def _trie(files: Iterable[str], directories: Iterable[str]) -> _Node:
 
 
 class _TreeCache:
-    """Tree id → {name: (mode, sha)} for the trees one walk revisits (parent and child)."""
+    """Tree id → {name: (mode, sha)} for the trees one walk revisits (parent and child).
+
+    Trees are parsed from their raw bytes with dulwich's native parser: building `Tree`
+    objects (which sort their entries) cost most of the walk.
+    """
 
     def __init__(self, repo: Repo) -> None:
         self.store = repo.object_store
+        self.sha_length = repo.object_format.oid_length
         self.entries: dict[ObjectID, dict[bytes, tuple[int, ObjectID]]] = {}
 
     def __call__(self, tree_id: ObjectID | None) -> dict[bytes, tuple[int, ObjectID]]:
@@ -243,12 +249,13 @@ class _TreeCache:
             return {}
         found = self.entries.get(tree_id)
         if found is None:
-            tree = self.store[tree_id]
-            found = {}
-            if isinstance(tree, Tree):
-                for item in tree.iteritems():
-                    if item.path is not None and item.mode is not None and item.sha is not None:
-                        found[item.path] = (item.mode, item.sha)
+            type_num, raw = self.store.get_raw(tree_id)
+            parsed: dict[bytes, tuple[int, bytes]] = (
+                {name: (mode, sha) for name, mode, sha in parse_tree(raw, self.sha_length)}
+                if type_num == Tree.type_num
+                else {}
+            )
+            found = cast(dict[bytes, tuple[int, ObjectID]], parsed)  # hex ids, as everywhere
             if len(self.entries) > 4096:
                 self.entries.clear()
             self.entries[tree_id] = found
@@ -309,16 +316,20 @@ def last_touched(
     file_keys, directory_keys = set(files), set(directories)
     trie = _trie(file_keys, directory_keys)
     trees = _TreeCache(repo)
+    commits = [entry.commit for entry in repo.get_walker(include=[head.id])]
+    # every parent of a reachable commit is reachable: its tree is known without a reload
+    tree_of: dict[ObjectID, ObjectID] = {commit.id: commit.tree for commit in commits}
     by_file: dict[str, Touch] = {}
     by_directory: dict[str, Touch] = {}
-    for entry in repo.get_walker(include=[head.id]):
-        commit = entry.commit
+    for commit in commits:
         if len(commit.parents) > 1:
             continue
         parent_tree: ObjectID | None = None
         if commit.parents:
-            parent = _commit(repo, commit.parents[0])
-            parent_tree = parent.tree if parent is not None else None
+            parent_tree = tree_of.get(commit.parents[0])
+            if parent_tree is None:
+                parent = _commit(repo, commit.parents[0])
+                parent_tree = parent.tree if parent is not None else None
         touch = Touch(commit.commit_time, commit.commit_timezone)
         for key in set(_touched_keys(trees, parent_tree, commit.tree, trie, ())):
             for table, keys in ((by_file, file_keys), (by_directory, directory_keys)):
