@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import uuid
 from collections.abc import Callable
 from typing import Any, Final
@@ -158,7 +159,6 @@ def can_do(
     started_at: float,
     spill_enabled: bool,
     elapsed_ms: Callable[[], float],
-    forgotten_total: int | None = None,
 ) -> dict[str, Any]:
     """The `can_do` result: `{query_id, feasible, candidates, blocked, unroutable, context,
     metadata}`."""
@@ -256,10 +256,11 @@ def can_do(
     candidates.sort(key=lambda c: (-c[0], c[1]))
     emitted = [] if unroutable else [c[2] for c in candidates]
     open_ids = [n for n in state.nodes.values() if n.status in OPEN]
-    hottest = sorted(
+    hottest = heapq.nsmallest(
+        HOTTEST,
         ((salience(n, state.degree(n.id), now, half_life_h), n.id, n.title) for n in open_ids),
         key=lambda t: (-t[0], t[1]),
-    )[:HOTTEST]
+    )
     return {
         "query_id": str(uuid.uuid4()),
         "feasible": any(c["permission"] == "allowed" for c in emitted),
@@ -275,9 +276,7 @@ def can_do(
                 "embedder": state.embedder.signature,
                 "uptime_s": round(now - started_at, 3),
                 "volatile": True,
-                "forgotten_total": state.forgotten_total
-                if forgotten_total is None
-                else forgotten_total,
+                "forgotten_total": state.forgotten_total,
                 "evicted_total": state.evicted_total,
                 "target": target_node.title if target_node is not None else None,
                 "open_blockers": len(open_blockers),

@@ -67,7 +67,10 @@ OrderT = Literal["salience", "recent", "priority"]
 
 Key = Annotated[
     str,
-    Field(max_length=MAX_KEY_CHARS, description='Retry-safe key; "" = none. Kept 24 h / 2000'),
+    Field(
+        max_length=MAX_KEY_CHARS,
+        description='Retry-safe key ("" = none); kept 24 h or the last 2000 keyed writes',
+    ),
 ]
 NodeId = Annotated[str, Field(max_length=12)]
 Tags = Annotated[list[Annotated[str, Field(max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)]
