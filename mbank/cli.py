@@ -119,6 +119,139 @@ def _run_hook(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# read, graph, changed, drift (spec 04 §9.2): reads, never write, not even .mbank/
+# --------------------------------------------------------------------------------------------
+
+
+def _int_between(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer within [low, high]; anything else is a usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"{low}-{high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({bound})")
+        return value
+
+    return parse
+
+
+def _add_read(sub: Any) -> None:
+    parser = sub.add_parser("read", help="read documents, whole or one ## section")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="one path, or several (batch)")
+    parser.add_argument("--section", help="a level-two heading")
+    parser.add_argument(
+        "--max-bytes", type=_int_between(1000), help="lower the batch budget (ceiling 40000)"
+    )
+
+
+def _run_read(args: argparse.Namespace) -> int:
+    from mbank.read import MAX_BATCH, format_read, read_batch, read_single
+    from mbank.snapshot import Bank
+
+    if len(args.paths) > MAX_BATCH:
+        raise UsageError(f"read takes at most {MAX_BATCH} paths")
+    bank = Bank(resolve_root(args))
+    snapshot = bank.refresh()
+
+    def relative(given: str) -> str:
+        return bank.relative(given, snapshot)
+
+    if len(args.paths) == 1:
+        result = read_single(snapshot, args.paths[0], section=args.section, relative=relative)
+    else:
+        result = read_batch(
+            snapshot,
+            args.paths,
+            section=args.section,
+            max_bytes=args.max_bytes,
+            relative=relative,
+        )
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_read(result))
+    return EXIT_OK
+
+
+def _add_graph(sub: Any) -> None:
+    parser = sub.add_parser("graph", help="walk derived_from up, down or both from a document")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--direction", choices=("up", "down", "both"), default="down")
+    parser.add_argument("--depth", type=_int_between(1, 6), default=2)
+    parser.add_argument("--limit", type=_int_between(1, 300), default=60)
+    parser.add_argument(
+        "--no-neighbours", action="store_true", help="do not read across the bank boundary"
+    )
+    parser.add_argument("--format", choices=("text", "mermaid", "dot"), default="text")
+
+
+def _run_graph(args: argparse.Namespace) -> int:
+    from mbank.graph import graph, render_dot, render_mermaid, render_text
+    from mbank.snapshot import Bank
+
+    bank = Bank(resolve_root(args))
+    snapshot = bank.refresh()
+    result = graph(
+        snapshot,
+        args.path,
+        direction=args.direction,
+        depth=args.depth,
+        limit=args.limit,
+        neighbours=not args.no_neighbours,
+        relative=lambda given: bank.relative(given, snapshot),
+    )
+    if args.format == "mermaid":
+        sys.stdout.write(render_mermaid(result) + "\n")
+    elif args.format == "dot":
+        sys.stdout.write(render_dot(result) + "\n")
+    elif args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(render_text(result) + "\n")
+    return EXIT_OK
+
+
+def _add_changed(sub: Any) -> None:
+    parser = sub.add_parser("changed", help="what moved since a git ref or an ISO date")
+    parser.add_argument("since", metavar="SINCE", help="a git ref (HEAD~5, a tag) or 2026-08-01")
+
+
+def _run_changed(args: argparse.Namespace) -> int:
+    from mbank.changed import changed, format_changed
+    from mbank.snapshot import Bank
+
+    result = changed(Bank(resolve_root(args)).refresh(), args.since)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_changed(result))
+    return EXIT_OK
+
+
+def _add_drift(sub: Any) -> None:
+    parser = sub.add_parser("drift", help="documents whose anchored code moved on without them")
+    parser.add_argument("--threshold-days", type=_int_between(0, 3650), default=90)
+    parser.add_argument("--scope", metavar="DIR", help="only documents under this directory")
+
+
+def _run_drift(args: argparse.Namespace) -> int:
+    from mbank.drift import drift, format_drift
+    from mbank.snapshot import Bank
+
+    snapshot = Bank(resolve_root(args)).refresh()
+    result = drift(snapshot, threshold_days=args.threshold_days, scope=args.scope)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_drift(result))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -128,6 +261,10 @@ Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 # One entry per subcommand: (adds its parser, runs it). Order is the order of `--help`.
 COMMANDS: dict[str, Command] = {
     "stats": (_add_stats, _run_stats),
+    "read": (_add_read, _run_read),
+    "graph": (_add_graph, _run_graph),
+    "changed": (_add_changed, _run_changed),
+    "drift": (_add_drift, _run_drift),
     "hook": (_add_hook, _run_hook),
 }
 
