@@ -516,3 +516,50 @@ def test_human_output_in_mtime_mode(loose: Path) -> None:
         "modified  domain/rules.md  [domain / knowledge]\n"
         "total: 2\n"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_changed_in_mtime_mode(
+    loose: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    outputs = {
+        "date": run_cli(capsys, "--root", str(loose), "changed", "2026-08-01"),
+        "walking-ref": run_cli(capsys, "--root", str(loose), "changed", "HEAD~20"),
+        "refused": run_cli(capsys, "--root", str(loose), "changed", "v1.2.0"),
+    }
+    assert outputs["date"][1] == format_changed(changed(snap(loose), "2026-08-01"))
+    assert outputs["refused"] == (
+        1,
+        "",
+        'mbank: This bank is not inside a git repository, so "v1.2.0" cannot be resolved. '
+        "Pass an ISO date instead.\n",
+    )
+    assert {name: list(value) for name, value in outputs.items()} == snapshot
+
+
+def test_cli_changed_in_git_mode_and_json(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    bank = bank_of(project)
+    write(bank / "domain" / "glossary.md", GLOSSARY)
+    code, out, err = run_cli(capsys, "--root", str(bank), "changed", "HEAD")
+    assert (code, err) == (0, "")
+    assert out.replace(os.path.realpath(project), "<ROOT>") == (
+        "since HEAD [git, <ROOT>]\n\nadded     domain/glossary.md  [domain / knowledge]\ntotal: 1\n"
+    )
+    code, out, _ = run_cli(capsys, "--root", str(bank), "--json", "changed", "HEAD")
+    assert json.loads(out) == changed(snap(bank), "HEAD")

@@ -358,3 +358,48 @@ def test_human_output_with_a_note(fixture_plus: Path) -> None:
     assert text.splitlines()[0] == "drift [none]  threshold 30 days  anchored 0, unanchored 25"
     assert text.splitlines()[1].startswith("note: No document in this bank declares anchors:")
     assert text.splitlines()[2:] == ["drifted:", "missing:", "total: 0"]
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_drift_human_output(
+    project: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    root = str(bank_of(project))
+    real = os.path.realpath(project)
+    outputs = {
+        "default": run_cli(capsys, "--root", root, "drift"),
+        "threshold": run_cli(capsys, "--root", root, "drift", "--threshold-days", "150"),
+        "scope": run_cli(capsys, "--root", root, "drift", "--scope", "domain"),
+    }
+    normalised_outputs = {
+        name: [code, out.replace(real, "<ROOT>"), err] for name, (code, out, err) in outputs.items()
+    }
+    assert normalised_outputs["default"][1] == format_drift(drift(snap(bank_of(project)))).replace(
+        real, "<ROOT>"
+    )
+    assert normalised_outputs == snapshot
+
+
+def test_cli_drift_json_and_bounds(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    root = str(bank_of(project))
+    code, out, _ = run_cli(capsys, "--root", root, "--json", "drift", "--threshold-days", "0")
+    assert code == 0
+    assert json.loads(out) == drift(snap(bank_of(project)), threshold_days=0)
+    for bad in ("-1", "3651", "ninety"):
+        with pytest.raises(SystemExit) as caught:
+            run_cli(capsys, "--root", root, "drift", "--threshold-days", bad)
+        assert caught.value.code == 2

@@ -625,3 +625,69 @@ def test_snapshot_pictures(deep_plus: Path, snapshot: Any) -> None:
             "dot": render_dot(result),
         }
     assert pictures == snapshot
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (spec 04 §9.2-9.5)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_graph_pictures(
+    deep_base: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    root = str(deep_base)
+    brief = ("graph", "features/FT-001/brief.md", "--direction", "up", "--depth", "3")
+    outputs = {
+        "text": run_cli(capsys, "--root", root, *brief),
+        "text-no-neighbours": run_cli(capsys, "--root", root, *brief, "--no-neighbours"),
+        "mermaid": run_cli(
+            capsys, "--root", root, "graph", "domain/rules.md", "--format", "mermaid"
+        ),
+        "dot": run_cli(capsys, "--root", root, *brief, "--format", "dot"),
+        "truncated": run_cli(capsys, "--root", root, "graph", "dna/governance.md", "--limit", "3"),
+    }
+    current = snap(deep_base)
+    up = graph(current, "features/FT-001/brief.md", direction="up", depth=3)
+    assert outputs["text"] == (0, render_text(up) + "\n", "")
+    assert outputs["dot"] == (0, render_dot(up) + "\n", "")
+    assert "neighbour:" not in outputs["text-no-neighbours"][1]
+    assert outputs["mermaid"][1] == render_mermaid(graph(current, "domain/rules.md")) + "\n"
+    assert {name: list(value) for name, value in outputs.items()} == snapshot
+
+
+def test_cli_graph_json_is_the_tool_result_and_pictures_replace_it(
+    deep_base: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    root = str(deep_base)
+    code, out, _ = run_cli(capsys, "--root", root, "--json", "graph", "domain/rules.md")
+    assert code == 0
+    assert json.loads(out) == graph(snap(deep_base), "domain/rules.md")
+    _, picture, _ = run_cli(
+        capsys, "--root", root, "--json", "graph", "domain/rules.md", "--format", "dot"
+    )
+    assert picture.startswith("digraph derived_from {\n")
+
+
+def test_cli_graph_refusal_and_usage_errors(
+    fixture_bank: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(fixture_bank)
+    assert run_cli(capsys, "--root", root, "graph", "nope.md") == (
+        1,
+        "",
+        "mbank: Not a document of this bank: nope.md\n",
+    )
+    for bad in (["--depth", "7"], ["--limit", "0"], ["--direction", "left"], ["--format", "png"]):
+        with pytest.raises(SystemExit) as caught:
+            run_cli(capsys, "--root", root, "graph", "domain/rules.md", *bad)
+        assert caught.value.code == 2

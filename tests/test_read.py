@@ -441,3 +441,93 @@ def test_single_read_equals_the_batch_entry(fixture_plus: Path) -> None:
     single = read_single(current, "domain/rules.md", section="Пороги")
     batch = read(current, [{"path": "domain/rules.md", "section": "Пороги"}])
     assert batch["documents"] == [single]
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (spec 04 §9.2-9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_read_human_output(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    root = str(fixture_plus)
+    outputs = {
+        "single": run_cli(capsys, "--root", root, "read", "domain/rules.md"),
+        "section": run_cli(
+            capsys, "read", "domain/rules.md", "--section", "пороги", "--root", root
+        ),
+        "batch": run_cli(
+            capsys,
+            "--root",
+            root,
+            "read",
+            "orphan.md",
+            "nope.md",
+            "domain/rules.md",
+            "--section",
+            "Invariants",
+            "--max-bytes",
+            "200000",
+        ),
+        "budget": run_cli(
+            capsys, "--root", root, "read", "domain/rules.md", "orphan.md", "--max-bytes", "1000"
+        ),
+    }
+    assert outputs["section"] == (
+        0,
+        "# domain/rules.md :: Пороги (181 bytes)\n## Пороги\n\n"
+        "Пороги проверяются до оценки, поэтому задание ниже 60 баллов отклоняется на первом "
+        "уровне.\n\n",
+        "",
+    )
+    assert outputs["budget"][1].endswith(
+        "skipped: orphan.md (581 bytes) — sections: Peak Load | Estimate\n"
+    )
+    assert {name: list(value) for name, value in outputs.items()} == snapshot
+
+
+def test_cli_read_json_is_the_tool_result(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    code, out, _ = run_cli(capsys, "--root", str(fixture_plus), "--json", "read", "orphan.md")
+    assert code == 0
+    assert json.loads(out) == read(snap(fixture_plus), "orphan.md")
+
+
+def test_cli_read_refusal_exits_1_with_the_message_on_stderr(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "--root", str(fixture_plus), "read", "broken/latin1.md")
+    assert (code, out) == (1, "")
+    assert err == "mbank: broken/latin1.md is not UTF-8 text, so it cannot be read through mbank.\n"
+
+
+def test_cli_read_usage_errors_exit_2(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(fixture_plus)
+    with pytest.raises(SystemExit) as low:
+        run_cli(capsys, "--root", root, "read", "a.md", "b.md", "--max-bytes", "999")
+    assert low.value.code == 2
+    code, out, err = run_cli(capsys, "--root", root, "read", *[f"d{i}.md" for i in range(51)])
+    assert (code, out) == (2, "")
+    assert "read takes at most 50 paths" in err
+
+
+def test_cli_read_writes_nothing(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str], assert_unchanged: Any
+) -> None:
+    with assert_unchanged(fixture_plus):
+        run_cli(capsys, "--root", str(fixture_plus), "read", "domain/rules.md", "orphan.md")
+    assert not (fixture_plus / ".mbank").exists()
