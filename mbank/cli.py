@@ -252,6 +252,54 @@ def _run_drift(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# history (a read) and undo (a write; CLI only): the journal (spec 03 §14.8, §14.10)
+# --------------------------------------------------------------------------------------------
+
+
+def _add_history(sub: Any) -> None:
+    parser = sub.add_parser("history", help="the journal of applied writes, newest first")
+    parser.add_argument("--path", metavar="P", help="records touching P (source or destination)")
+    parser.add_argument("--limit", type=_int_between(1, 1000), default=20)
+
+
+def _run_history(args: argparse.Namespace) -> int:
+    from mbank.journal import format_history, history, interrupted_notices
+    from mbank.snapshot import Bank
+
+    bank = Bank(resolve_root(args))
+    path = None
+    if args.path is not None:
+        path = bank.relative(args.path, bank.refresh())
+    for notice in interrupted_notices(bank.root):
+        sys.stderr.write(notice + "\n")
+    result = history(bank.root, path=path, limit=args.limit)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_history(result))
+    return EXIT_OK
+
+
+def _add_undo(sub: Any) -> None:
+    parser = sub.add_parser("undo", help="revert the last journaled write (or --id ID)")
+    parser.add_argument("--id", dest="record_id", metavar="ID", help="the record to undo")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_undo(args: argparse.Namespace) -> int:
+    from mbank.reducers.undo import format_undo
+    from mbank.snapshot import Bank
+    from mbank.writes import run_undo
+
+    result = run_undo(Bank(resolve_root(args)), record_id=args.record_id, dry_run=args.dry_run)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_undo(result))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -265,6 +313,8 @@ COMMANDS: dict[str, Command] = {
     "graph": (_add_graph, _run_graph),
     "changed": (_add_changed, _run_changed),
     "drift": (_add_drift, _run_drift),
+    "history": (_add_history, _run_history),
+    "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
 }
 
