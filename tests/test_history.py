@@ -172,3 +172,73 @@ def test_stats_reports_the_journal_through_its_reader(tmp_path: Path) -> None:
 
     bank = Bank(tmp_path)
     assert bank_stats(bank.refresh(), 1.0)["journal"]["records"] == 2
+
+
+# --------------------------------------------------------------------------------------------
+# The CLI: mbank history
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_history_prints_the_records_and_its_json_equals_the_result(
+    tmp_path: Path, capsys: Any, assert_unchanged: Any
+) -> None:
+    from mbank.cli import main
+
+    root = small_bank(tmp_path / "bank")
+    write_journal(root, [record(1), record(2, tool="bank_edit")])
+    with assert_unchanged(root):
+        assert main(["history", "--root", str(root), "--limit", "1"]) == 0
+        human = capsys.readouterr()
+        assert main(["history", "--root", str(root), "--json"]) == 0
+        machine = capsys.readouterr()
+    assert human.out == (
+        "20260914T120002Z-000002  2026-09-14T12:00:02Z  bank_edit  1 file\n  create  doc-2.md\n"
+    )
+    assert human.err == ""
+    import json
+
+    assert json.loads(machine.out) == journal.history(str(root))
+
+
+def test_cli_history_normalises_the_path_filter(tmp_path: Path, capsys: Any) -> None:
+    from mbank.cli import main
+
+    root = small_bank(tmp_path / "bank")
+    write_journal(root, [record(1), record(2)])
+    assert main(["history", "--root", str(root), "--json", "--path", "./doc-1.md"]) == 0
+    import json
+
+    result = json.loads(capsys.readouterr().out)
+    assert result["total"] == 1 and result["records"][0]["intent"] == {"path": "doc-1.md"}
+    assert main(["history", "--root", str(root), "--path", "../x.md"]) == 1
+    refused = capsys.readouterr()
+    assert refused.out == "" and refused.err == "mbank: Path must stay inside the bank: ../x.md\n"
+
+
+def test_cli_history_says_on_stderr_that_a_write_was_interrupted(
+    tmp_path: Path, capsys: Any, assert_unchanged: Any
+) -> None:
+    from mbank.cli import main
+
+    root = small_bank(tmp_path / "bank")
+    write_journal(root, [record(1)])
+    (root / ".mbank" / "wal").mkdir()
+    (root / ".mbank" / "wal" / "20260914T130000Z-abcdef.json").write_text("{}")
+    with assert_unchanged(root):
+        assert main(["history", "--root", str(root)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "mbank: a write was interrupted (20260914T130000Z-abcdef); start the server or run any "
+        "write to roll it back.\n"
+    )
+    assert captured.out.startswith("20260914T120001Z-000001")
+
+
+def test_cli_history_limit_is_bounded(tmp_path: Path, capsys: Any) -> None:
+    import pytest
+
+    from mbank.cli import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(["history", "--root", str(tmp_path), "--limit", "1001"])
+    assert caught.value.code == 2

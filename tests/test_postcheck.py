@@ -169,3 +169,41 @@ def test_post_check_warnings_follow_the_tools_warnings_in_the_result(tmp_path: P
         "New warning unregistered-doc on lonely.md: "
         "No index links to this document, so navigation cannot reach it.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# With the real validation (mbank.validate, the engine's default)
+# --------------------------------------------------------------------------------------------
+
+
+def _create(path: str, text: str) -> Any:
+    def planner(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+        return PlanOutcome(plan=Plan(intent.tool, (create_document(path, text),)))
+
+    return planner
+
+
+def test_the_engine_reports_a_new_warning_found_by_the_real_validation(
+    fixture_bank: Path,
+) -> None:
+    text = document("Runbook", "How to run the service.", ["../domain/rules.md"])
+    outcome = execute(
+        Bank(fixture_bank), "bank_create", {}, _create("ops/runbook.md", text), dry_run=True
+    )
+    assert outcome.warnings == (
+        "New warning unregistered-doc on ops/runbook.md: "
+        "No index links to this document, so navigation cannot reach it.",
+    )
+
+
+def test_the_engine_refuses_a_new_error_found_by_the_real_validation(
+    fixture_bank: Path, assert_unchanged: Any
+) -> None:
+    text = document("Orphan Edge", "Derives from nothing real.", ["../nowhere/at-all.md"])
+    with assert_unchanged(fixture_bank), pytest.raises(RefusalError) as caught:
+        execute(Bank(fixture_bank), "bank_create", {}, _create("ops/edge.md", text), dry_run=False)
+    assert caught.value.refusal.message == (
+        "This write would add 1 validation error, so nothing was written:\n"
+        "- [broken-derived-from] ops/edge.md: "
+        "derived_from points at a file that does not exist: ../nowhere/at-all.md"
+    )

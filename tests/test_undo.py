@@ -299,3 +299,52 @@ def test_the_human_undo_output(snapshot: Any) -> None:
     dry = {**result, "dryRun": True, "diff": "--- a/x\n"}
     del dry["journalId"]
     assert format_undo(dry) == snapshot
+
+
+# --------------------------------------------------------------------------------------------
+# The CLI: mbank undo
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_undo_dry_run_prints_the_diff_and_writes_nothing(
+    session: Session, capsys: Any, assert_unchanged: Any
+) -> None:
+    from mbank.cli import main
+
+    promoted = session.promote()
+    with assert_unchanged(session.root):
+        assert main(["undo", "--root", str(session.root), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        f"WOULD UNDO {promoted} (bank_promote, 2026-09-14T12:05:01Z)\n"
+        "  recreated _inbox/n.md\n  restored domain/README.md\n  deleted domain/terms.md\n"
+        "--- diff ---\n--- /dev/null\n+++ b/_inbox/n.md\n"
+    )
+
+
+def test_cli_undo_reverts_and_names_the_new_record(
+    session: Session, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.gates.postcheck as postcheck
+    from mbank.cli import main
+
+    pre = tree_bytes(session.root)
+    promoted = session.promote()
+    monkeypatch.setattr(postcheck, "default_findings_for", lambda: no_findings)
+    assert main(["undo", "--root", str(session.root), "--id", promoted, "--json"]) == 0
+    import json
+
+    result = json.loads(capsys.readouterr().out)
+    assert result["undone"] == promoted and result["dryRun"] is False
+    last = journal.read_records(str(session.root))[-1]
+    assert result["journalId"] == last.id and last.via == "cli" and last.undo_of == promoted
+    assert tree_bytes(session.root) == pre
+
+
+def test_cli_undo_refusal_goes_to_stderr_with_exit_code_1(session: Session, capsys: Any) -> None:
+    from mbank.cli import main
+
+    assert main(["undo", "--root", str(session.root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "mbank: Nothing to undo: the journal is empty.\n"
