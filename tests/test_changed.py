@@ -563,3 +563,14 @@ def test_cli_changed_in_git_mode_and_json(
     )
     code, out, _ = run_cli(capsys, "--root", str(bank), "--json", "changed", "HEAD")
     assert json.loads(out) == changed(snap(bank), "HEAD")
+
+
+@pytest.mark.corpus
+def test_corpus_banks_answer_changed_in_mtime_mode(
+    corpus: dict[str, Path], assert_unchanged: Any
+) -> None:
+    for name, root in corpus.items():
+        with assert_unchanged(root):
+            result = changed(snap(root), "1970-01-02")
+            assert result["mode"] == "mtime", name
+            assert len(result["changes"]) == len(snap(root).docs), name

@@ -403,3 +403,12 @@ def test_cli_drift_json_and_bounds(project: Path, capsys: pytest.CaptureFixture[
         with pytest.raises(SystemExit) as caught:
             run_cli(capsys, "--root", root, "drift", "--threshold-days", bad)
         assert caught.value.code == 2
+
+
+@pytest.mark.corpus
+def test_corpus_banks_answer_drift(corpus: dict[str, Path], assert_unchanged: Any) -> None:
+    for name, root in corpus.items():
+        with assert_unchanged(root):
+            result = drift(snap(root))
+            assert result["mode"] in ("git", "none"), name
+            assert result["anchored"] + result["unanchored"] == len(snap(root).docs), name

@@ -691,3 +691,19 @@ def test_cli_graph_refusal_and_usage_errors(
         with pytest.raises(SystemExit) as caught:
             run_cli(capsys, "--root", root, "graph", "domain/rules.md", *bad)
         assert caught.value.code == 2
+
+
+@pytest.mark.corpus
+def test_every_corpus_document_walks_both_ways_without_error(
+    corpus: dict[str, Path], assert_unchanged: Any
+) -> None:
+    for name, root in corpus.items():
+        with assert_unchanged(root):
+            current = snap(root)
+            for path in current.docs:
+                result = graph(current, path, direction="both", depth=6, limit=300)
+                assert result["nodes"][0]["path"] == path, name
+                assert all(not entry.get("url") for entry in result["broken"])
+                render_text(result)
+                render_mermaid(result)
+                render_dot(result)

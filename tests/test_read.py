@@ -531,3 +531,27 @@ def test_cli_read_writes_nothing(
     with assert_unchanged(fixture_plus):
         run_cli(capsys, "--root", str(fixture_plus), "read", "domain/rules.md", "orphan.md")
     assert not (fixture_plus / ".mbank").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# The corpus tier (opt-in, spec 07 §2.7 invariant 2)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.corpus
+def test_every_corpus_document_is_readable_and_every_section_addressable(
+    corpus: dict[str, Path], assert_unchanged: Any
+) -> None:
+    for name, root in corpus.items():
+        with assert_unchanged(root):
+            current = snap(root)
+            for path, doc in current.docs.items():
+                if not doc.text_ok:
+                    continue
+                assert read(current, path)["path"] == path
+                for section in doc.sections:
+                    result = read(current, path, section=section.title)
+                    assert result["section"] == section.title, (name, path, section.title)
+                    assert result["content"].startswith("#"), (name, path, section.title)
+            batch = read(current, list(current.docs)[:50])
+            assert batch["documents"], name
