@@ -449,6 +449,7 @@ _DICTIONARY = """
 # users, data and sync
 пользовател: user
 устройств: device
+уведомлен: notification, notifications
 загруз: load, loading, download
 синхрониз: sync, synchronization
 офлайн: offline

@@ -1,0 +1,486 @@
+"""The bilingual query layer (spec 02 §2, §3.9 stemmers and bridge; acceptance 07 §3.5)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mbank import lang
+from mbank.lang import (
+    BUILTIN,
+    ENTRIES,
+    RU_STOP,
+    bridge_keys,
+    build_tables,
+    en_light,
+    expand_terms,
+    has_cyrillic,
+    hstem,
+    is_why,
+    ru_light,
+    stem_of,
+    tables_for,
+    term_for,
+    tokenize,
+    translit_key,
+)
+from mbank.model import VocabularyRow
+from mbank.route import ROUTE_HINT, route
+from mbank.search import SearchIndex, search, search_tokens
+from mbank.snapshot import Bank
+
+# --------------------------------------------------------------------------------------------
+# The dictionary (§2.2)
+# --------------------------------------------------------------------------------------------
+
+SAMPLE_ENTRIES: dict[str, tuple[str, ...]] = {
+    "банк": ("bank",),
+    "формат": ("format", "formats"),
+    "баз": ("base", "database"),
+    "документ": ("document", "documentation", "docs"),
+    "знани": ("knowledge",),
+    "индекс": ("index",),
+    "карантин": ("quarantine", "inbox"),
+    "памят": ("memory",),
+    "раздел": ("section",),
+    "реестр": ("registry",),
+    "слой": ("layer",),
+    "шаблон": ("template",),
+    "владел": ("owner", "canonical", "owns"),
+    "гейт": ("gate",),
+    "контракт": ("contract",),
+    "правил": ("rule", "rules"),
+    "принцип": ("principle", "principles"),
+    "статус": ("status",),
+    "схем": ("schema",),
+    "фронтматтер": ("frontmatter",),
+    "валидац": ("validation", "validate"),
+    "провер": ("validation", "check", "verification"),
+    "адр": ("adr",),
+    "альтернатив": ("alternative", "alternatives"),
+    "дизайн": ("design",),
+    "доставк": ("delivery",),
+    "задач": ("task",),
+    "обоснован": ("rationale", "justification"),
+    "план": ("plan", "planning"),
+    "реш": ("decision", "adr", "decided"),
+    "риск": ("risk", "risks"),
+    "сценар": ("scenario", "use"),
+    "требован": ("requirement", "requirements"),
+    "фич": ("feature",),
+    "эпик": ("epic",),
+    "глоссар": ("glossary",),
+    "домен": ("domain",),
+    "контекст": ("context",),
+    "метрик": ("metric", "metrics"),
+    "продукт": ("product",),
+    "словар": ("glossary", "vocabulary", "dictionary"),
+    "событ": ("event", "events"),
+    "состоян": ("state", "states"),
+    "цел": ("goal", "goals"),
+    "книг": ("book",),
+    "слов": ("word", "words"),
+    "библиотек": ("library",),
+    "пользовател": ("user",),
+    "уведомлен": ("notification",),
+    "синхрониз": ("sync", "synchronization"),
+    "обновлен": ("update",),
+    "архитектур": ("architecture",),
+    "модел": ("model", "models"),
+    "аутентифик": ("authentication", "auth"),
+    "авториз": ("authorization", "auth"),
+    "бэкенд": ("backend",),
+    "бекенд": ("backend",),
+    "зависимост": ("dependency",),
+    "миграц": ("migration",),
+    "очеред": ("queue",),
+    "подводн": ("gotcha", "gotchas"),
+    "грабл": ("gotcha", "gotchas"),
+    "репозитор": ("repository",),
+    "сборк": ("build",),
+    "сервис": ("service", "services"),
+    "тест": ("test", "testing", "tests"),
+    "фронтенд": ("frontend",),
+    "ошибк": ("error", "errors"),
+    "кеш": ("cache",),
+    "кэш": ("cache",),
+    "парс": ("parser", "parsing", "parse"),
+    "сбор": ("collection", "collect"),
+    "собир": ("collection", "collect"),
+    "расширен": ("extension",),
+    "блокировк": ("blocked", "block"),
+    "заблокир": ("blocked", "block"),
+    "выкат": ("deployment", "rollout"),
+    "запрос": ("query", "request"),
+    "поиск": ("search",),
+    "маршрут": ("route", "routing"),
+    "граф": ("graph",),
+    "цикл": ("cycle", "cycles"),
+    "фильтр": ("filter", "filtering"),
+    "порог": ("threshold", "thresholds"),
+    "конфиг": ("config", "configuration"),
+    "настройк": ("config", "settings"),
+    "депло": ("deployment", "deploy"),
+    "разверт": ("deployment", "deploy"),
+    "безопасн": ("security", "safety"),
+    "окружен": ("environment",),
+    "сесси": ("session",),
+    "спецификац": ("specification", "spec"),
+    "откат": ("rollback", "revert"),
+    "ревью": ("review",),
+    "обзор": ("review",),
+    "экран": ("screen",),
+    "страниц": ("page", "pages", "pagination"),
+    "разбиен": ("split", "splitting", "pagination"),
+    "кнопк": ("button",),
+    "спис": ("list",),
+    "интерфейс": ("interface", "ui"),
+    "текст": ("text",),
+    "перевод": ("translation", "translate"),
+    "файл": ("file",),
+    "устройств": ("device",),
+    "загруз": ("load", "loading", "download"),
+    "офлайн": ("offline",),
+    "оффлайн": ("offline",),
+    "сет": ("network",),
+}
+
+
+def test_dictionary_is_at_least_as_broad_as_upstream_and_holds_250_stems() -> None:
+    assert len(ENTRIES) >= 192
+    assert len(BUILTIN.ru_to_en) >= 250
+
+
+def test_dictionary_covers_every_sample_entry_with_its_english_words() -> None:
+    for stem, words in SAMPLE_ENTRIES.items():
+        assert stem in BUILTIN.ru_to_en, stem
+        assert set(words) <= set(BUILTIN.ru_to_en[stem]), stem
+
+
+def test_dictionary_covers_the_areas_agents_ask_about() -> None:
+    areas = {
+        "агент": "agent",
+        "депло": "deployment",
+        "тест": "test",
+        "фич": "feature",
+        "эпик": "epic",
+        "релиз": "release",
+        "конфиг": "configuration",
+        "интерфейс": "ui",
+        "данн": "data",
+        "безопасн": "security",
+        "документ": "documentation",
+        "ревью": "review",
+    }
+    for stem, word in areas.items():
+        assert word in BUILTIN.ru_to_en[stem]
+
+
+def test_dictionary_keys_are_lower_case_cyrillic_and_words_plain_english() -> None:
+    for key, words in ENTRIES:
+        assert re.fullmatch(r"[а-яё]+", key), key
+        assert words, key
+        for word in words:
+            assert re.fullmatch(r"[a-z][a-z0-9_-]*", word), (key, word)
+
+
+@pytest.mark.parametrize(
+    ("word", "key", "english"),
+    [
+        ("глава", "глав", ("chapter",)),
+        ("главный", "главн", ("main", "primary")),
+        ("удаление", "удален", ("delete", "deletion")),
+        ("удаленный", "удаленн", ("remote",)),
+        ("ответ", "ответ", ("response", "answer")),
+        ("ответственность", "ответствен", ("responsibility", "ownership")),
+        ("жест", "жест", ("gesture",)),
+        ("жесткий", "жестк", ("hard", "strict")),
+        ("жёсткий", "жёстк", ("hard", "strict")),
+    ],
+)
+def test_homonyms_split_by_the_longest_key(word: str, key: str, english: tuple[str, ...]) -> None:
+    assert stem_of(word) == key
+    assert term_for(word).translations[: len(english)] == english
+
+
+def test_homonym_traps_named_by_the_spec_resolve_to_exact_form_keys() -> None:
+    # разрешение must not become раз + реш ("decision"); понятие must not read as "understand"
+    assert stem_of("разрешение") == "разреш"
+    assert "decision" not in term_for("разрешений").translations
+    assert term_for("понятие").translations == ("concept", "concepts")
+    assert term_for("понять").translations == ("understand",)
+
+
+def test_ru_keys_are_sorted_longest_first_keeping_entry_order_on_ties() -> None:
+    keys = BUILTIN.ru_keys
+    assert [len(key) for key in keys] == sorted((len(key) for key in keys), reverse=True)
+    first_seen = list(dict.fromkeys(key for key, _ in ENTRIES))
+    for length in {len(key) for key in keys}:
+        assert [k for k in keys if len(k) == length] == [k for k in first_seen if len(k) == length]
+
+
+def test_tables_merge_entries_with_one_key_and_list_en_to_ru_without_duplicates() -> None:
+    tables = build_tables([("кот", ("cat",)), ("пёс", ("dog", "cat")), ("кот", ("kitten", "cat"))])
+    assert tables.ru_to_en["кот"] == ("cat", "kitten", "cat")
+    assert tables.en_to_ru["cat"] == ("кот", "пёс")
+    assert tables.ru_keys == ("кот", "пёс")
+    assert term_for("коты", tables).translations == ("cat", "kitten")
+
+
+# --------------------------------------------------------------------------------------------
+# Stemming and query terms (§2.3, §2.4)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["пороги", "порогов", "порогам", "порог"])
+def test_every_form_of_porog_stems_to_its_key(word: str) -> None:
+    assert stem_of(word) == "порог"
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("задеплоить", "депло"),
+        ("переразвертывание", "разверт"),
+        ("фильтрации", "фильтр"),
+        ("решение", "реш"),
+        ("запонтоваться", None),
+    ],
+)
+def test_stem_examples_of_the_spec(word: str, stem: str | None) -> None:
+    assert stem_of(word) == stem
+
+
+def test_verbal_prefix_needs_four_letters_after_it() -> None:
+    tables = build_tables([("тест", ("test",))])
+    assert stem_of("затест", tables) == "тест"  # за + тест leaves exactly 4: allowed
+    tables = build_tables([("тес", ("test",))])
+    assert stem_of("затес", tables) is None  # за + тес leaves 3: not allowed
+
+
+def test_latin_tokens_have_no_stem() -> None:
+    assert stem_of("filter") is None
+    assert not has_cyrillic("filter_thresholds")
+    assert has_cyrillic("порог")
+
+
+def test_terms_expand_russian_to_english_and_english_to_russian() -> None:
+    assert term_for("пороги") == lang.QueryTerm("пороги", ("threshold", "thresholds"), "порог")
+    assert term_for("threshold").translations == ("порог",)
+    assert term_for("thresholds").translations == ("порог",)
+    assert term_for("thresholding").translations == ()
+
+
+def test_unknown_words_and_identifiers_pass_through_untranslated() -> None:
+    for token in ("ft-042", "filter_thresholds", "kubernetes", "запонтоваться"):
+        term = term_for(token)
+        assert term.literal == token
+        assert term.translations == ()
+
+
+def test_expand_terms_keeps_token_order() -> None:
+    terms = expand_terms(["фильтрации", "пороги"])
+    assert [term.literal for term in terms] == ["фильтрации", "пороги"]
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [("книга", ("book",)), ("страницы", ("page", "pages", "pagination")), ("экран", ("screen",))],
+)
+def test_product_vocabulary_translates(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+
+
+# --------------------------------------------------------------------------------------------
+# Stop-words, why-intent, tokeniser (§2.6, §2.7, §3.3)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why a single queue",
+        "почему два формата",
+        "trade-off of caching",
+        "tradeoff of caching",
+        "what was decided",
+        "the decision on queues",
+        "rationale",
+        "зачем нужен кеш",
+        "очередь вместо очередей",
+        "решение по кешу",
+        "instead of a cache",
+    ],
+)
+def test_why_intent_fires_on_reason_questions(question: str) -> None:
+    assert is_why(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["filter thresholds", "где пороги фильтрации", "whyever", "список разрешений", "decisions"],
+)
+def test_why_intent_stays_quiet_otherwise(question: str) -> None:
+    assert not is_why(question)
+
+
+def test_route_tokenizer_splits_on_underscore_and_drops_stop_words() -> None:
+    assert tokenize("Where are the filter_thresholds?") == ["filter", "thresholds"]
+    assert tokenize("где пороги фильтрации") == ["пороги", "фильтрации"]
+    assert tokenize("что как где") == []
+    assert {"что", "за", "от"} <= RU_STOP
+
+
+def test_cyrillic_search_tokens_drop_one_letter_words() -> None:
+    assert search_tokens("пороги и фильтры") == ["пороги", "фильтры"]
+
+
+# --------------------------------------------------------------------------------------------
+# Light stemmers and the bridge (§3.9)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("sessions", "session"),
+        ("checking", "check"),
+        ("policies", "polici"),
+        ("configured", "configur"),
+        ("running", "run"),
+        ("thresholds", "threshold"),
+        ("filtering", "filter"),
+        ("processes", "process"),
+        ("classes", "class"),
+        ("boxes", "box"),
+        ("status", "status"),
+        ("analysis", "analysis"),
+        ("ran", "ran"),
+        ("ft042", "ft042"),
+    ],
+)
+def test_en_light_examples(word: str, stem: str) -> None:
+    assert en_light(word) == stem
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("пороги", "порог"),
+        ("порогов", "порог"),
+        ("фильтрации", "фильтра"),
+        ("ёжики", "ежик"),
+        ("настраивается", "настраива"),
+        ("кот", "кот"),
+    ],
+)
+def test_ru_light_strips_reflexive_then_the_longest_ending(word: str, stem: str) -> None:
+    assert ru_light(word) == stem
+
+
+def test_hstem_picks_the_stemmer_by_script() -> None:
+    assert hstem("пороги") == "порог"
+    assert hstem("thresholds") == "threshold"
+
+
+@pytest.mark.parametrize(
+    ("russian", "english"),
+    [("дашборд", "dashboard"), ("вердикт", "verdict"), ("пушем", "push")],
+)
+def test_bridge_keys_meet_the_english_word(russian: str, english: str) -> None:
+    assert translit_key(english) in bridge_keys(russian)
+
+
+def test_bridge_keys_shorter_than_three_letters_give_nothing() -> None:
+    assert bridge_keys("аи") == []
+    assert translit_key("phoenix") == "fnks"
+
+
+# --------------------------------------------------------------------------------------------
+# Russian on the fixture bank, and the vocabulary overlay (§2.5)
+# --------------------------------------------------------------------------------------------
+
+
+def test_stop_word_question_routes_to_nothing(fixture_bank: Path) -> None:
+    snapshot = Bank(fixture_bank).refresh()
+    assert route(snapshot, SearchIndex(), "что как где") == {"results": [], "hint": ROUTE_HINT}
+
+
+def test_russian_why_question_reaches_the_threshold_owner(fixture_bank: Path) -> None:
+    snapshot = Bank(fixture_bank).refresh()
+    result = route(snapshot, SearchIndex(), "почему такие пороги фильтрации")
+    assert result["results"][0]["path"] == "domain/rules.md"
+    assert "filter_thresholds" in result["results"][0]["why"]
+
+
+def test_russian_search_word_finds_the_english_rules(fixture_bank: Path) -> None:
+    snapshot = Bank(fixture_bank).refresh()
+    result = search(snapshot, SearchIndex(), "пороги")
+    assert result["results"][0]["path"] == "domain/rules.md"
+
+
+def test_identifiers_are_never_translated_in_search(fixture_bank: Path) -> None:
+    snapshot = Bank(fixture_bank).refresh()
+    result = search(snapshot, SearchIndex(), "FT-001")
+    assert result["results"][0]["path"] == "features/FT-001/brief.md"
+
+
+VOCABULARY = """---
+title: Bank Vocabulary
+doc_kind: governance
+doc_function: canonical
+purpose: Russian stems this bank adds to the built-in dictionary.
+derived_from:
+  - principles.md
+status: active
+---
+# Bank Vocabulary
+
+| Russian stem | English |
+|---|---|
+| вычитк | proofreading, proofread |
+"""
+
+PROOFREADING = """---
+title: Proofreading Checklist
+doc_kind: engineering
+doc_function: canonical
+purpose: What a proofreading pass checks before a page is published.
+derived_from:
+  - ../domain/rules.md
+status: active
+---
+# Proofreading Checklist
+
+## Steps
+
+Read every sentence aloud once.
+"""
+
+
+def test_vocabulary_file_overlays_the_dictionary_and_resets_when_removed(
+    fixture_bank: Path,
+) -> None:
+    (fixture_bank / "engineering" / "proofreading.md").write_text(PROOFREADING, encoding="utf-8")
+    vocabulary = fixture_bank / "dna" / "vocabulary.md"
+    vocabulary.write_text(VOCABULARY, encoding="utf-8")
+    bank, index = Bank(fixture_bank), SearchIndex()
+
+    snapshot = bank.refresh()
+    assert snapshot.vocabulary == (VocabularyRow("вычитк", ("proofreading", "proofread")),)
+    tables = tables_for(snapshot.vocabulary)
+    assert term_for("вычитки", tables).translations == ("proofreading", "proofread")
+    assert tables.en_to_ru["proofreading"] == ("вычитк",)
+    assert "вычитк" in tables.ru_keys
+    routed = route(snapshot, index, "вычитка")
+    assert routed["results"][0]["path"] == "engineering/proofreading.md"
+
+    vocabulary.unlink()
+    snapshot = bank.refresh()
+    assert snapshot.vocabulary == ()
+    assert tables_for(snapshot.vocabulary) is BUILTIN
+    assert term_for("вычитки", tables_for(snapshot.vocabulary)).translations == ()
+    assert "вычитк" not in BUILTIN.ru_to_en  # the built-in tables were never mutated
+    assert route(snapshot, index, "вычитка")["results"] == []

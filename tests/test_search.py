@@ -1,0 +1,399 @@
+"""`bank_search` (spec 02 §4; acceptance 07 §3.7, properties 07 §4.4)."""
+
+from __future__ import annotations
+
+import decimal
+import itertools
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import copy_fixture
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mbank.search import (
+    SEARCH_HINT,
+    SearchIndex,
+    excerpt_of,
+    round_half_up,
+    search,
+    search_tokens,
+    token_parts,
+)
+from mbank.snapshot import Bank, Snapshot
+
+EMPTY = {"results": [], "hint": SEARCH_HINT}
+
+
+def open_bank(root: Path) -> tuple[Bank, Snapshot, SearchIndex]:
+    bank = Bank(root)
+    return bank, bank.refresh(), SearchIndex()
+
+
+def paths(result: dict[str, Any]) -> list[str]:
+    return [hit["path"] for hit in result["results"]]
+
+
+def write(root: Path, path: str, text: str) -> None:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+def document(title: str, body: str, *, status: str = "active", extra: str = "") -> str:
+    return (
+        f"---\ntitle: {title}\ndoc_kind: engineering\ndoc_function: canonical\n"
+        f"purpose: Notes.\nstatus: {status}\n{extra}---\n# {title}\n\n{body}\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens (§4.2)
+# --------------------------------------------------------------------------------------------
+
+
+def test_search_tokens_keep_identifiers_whole() -> None:
+    assert search_tokens("See FT-SMD-843 and filter_thresholds.") == [
+        "see",
+        "ft-smd-843",
+        "and",
+        "filter_thresholds",
+    ]
+    assert search_tokens("_private- x") == ["private"]
+
+
+def test_token_parts_split_identifiers_only() -> None:
+    assert token_parts("ft-smd-843") == ["ft", "smd", "843"]
+    assert token_parts("filter_thresholds") == ["filter", "thresholds"]
+    assert token_parts("thresholds") == []
+    assert token_parts("a-b_cd") == ["cd"]
+
+
+def test_identifiers_are_indexed_whole_and_by_parts(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    index.sync(snapshot)
+    assert "features/FT-001/brief.md" in index.postings["ft-001"]
+    assert "features/FT-001/brief.md" in index.postings["ft"]
+    assert "domain/rules.md" in index.postings["filter_thresholds"]
+    assert "domain/rules.md" in index.postings["thresholds"]
+
+
+# --------------------------------------------------------------------------------------------
+# The facts of §4.6 on the fixture bank
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_word_present_only_in_a_body_is_found(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    assert paths(search(snapshot, index, "stretched")) == ["broken/bad-yaml.md"]
+
+
+def test_several_terms_narrow_to_the_only_document_holding_both(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    result = search(snapshot, index, "exponential backoff")
+    assert paths(result) == ["broken/bad-yaml.md"]
+
+
+def test_excerpt_and_line_point_at_the_matching_line(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    hit = search(snapshot, index, "exponential backoff")["results"][0]
+    lines = (fixture_bank / "broken" / "bad-yaml.md").read_text(encoding="utf-8").split("\n")
+    assert hit["excerpt"].startswith("Exponential.")
+    assert lines[hit["line"] - 1].strip() == hit["excerpt"]
+    assert hit["hits"] == 2
+
+
+def test_documents_matching_every_concept_rank_before_partial_matches(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    found = paths(search(snapshot, index, "job scorer", limit=50))
+    holds_both = [{"job", "scorer"} <= set(search_tokens(index.bodies[path])) for path in found]
+    assert holds_both[:3] == [True, True, True]
+    assert holds_both[3:] and not any(holds_both[3:]), "partial matches follow, still returned"
+
+
+def test_partial_matches_follow_every_all_concept_match_even_with_higher_scores(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.md", document("A", "alpha " * 40))
+    write(tmp_path, "b.md", document("B", "alpha beta"))
+    write(tmp_path, "c.md", document("C", "beta " * 30))
+    _bank, snapshot, index = open_bank(tmp_path)
+    result = search(snapshot, index, "alpha beta")
+    assert paths(result) == ["b.md", "a.md", "c.md"]
+    assert result["results"][1]["score"] > result["results"][0]["score"]
+
+
+def test_whole_token_outweighs_its_fragments(tmp_path: Path) -> None:
+    write(tmp_path, "features/FT-042/brief.md", document("Brief", "FT-042 ships the gate."))
+    registry = "\n".join(f"| FT-{n:03d} | feature |" for n in range(1, 71))
+    write(tmp_path, "features/README.md", document("Features", registry))
+    _bank, snapshot, index = open_bank(tmp_path)
+    assert paths(search(snapshot, index, "FT-042"))[0] == "features/FT-042/brief.md"
+
+
+def test_templates_and_inbox_notes_never_appear(fixture_bank: Path) -> None:
+    write(fixture_bank, "_inbox/note.md", document("Note", "The placeholders are temporary."))
+    _bank, snapshot, index = open_bank(fixture_bank)
+    # "relies" occurs only in the feature-brief template; "temporary" only in the inbox note
+    assert search(snapshot, index, "relies") == EMPTY
+    assert search(snapshot, index, "temporary") == EMPTY
+    assert "flows/templates/feature/brief.md" in index.postings["relies"]
+
+
+def test_filters_apply_exactly(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    everything = paths(search(snapshot, index, "thresholds", limit=50))
+    assert {"domain/rules.md", "features/FT-001/brief.md"} <= set(everything)
+    assert paths(search(snapshot, index, "thresholds", kind="feature")) == [
+        "features/FT-001/brief.md"
+    ]
+    assert paths(search(snapshot, index, "thresholds", layer="knowledge")) == ["domain/rules.md"]
+    drafts = paths(search(snapshot, index, "job", status="draft", limit=50))
+    assert drafts and all(snapshot.docs[path].status == "draft" for path in drafts)
+
+
+def test_frontmatter_is_not_searchable(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    assert search(snapshot, index, "retry_policy") == EMPTY
+    assert search(snapshot, index, "humans_and_agents") == EMPTY
+
+
+def test_a_word_no_body_holds_finds_nothing(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    assert search(snapshot, index, "kubernetes") == EMPTY
+    assert search(snapshot, index, "и") == EMPTY
+    assert search(snapshot, index, "  ") == EMPTY
+
+
+def test_stop_words_alone_are_searched_literally(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    assert search(snapshot, index, "the")["results"]
+
+
+def test_limit_caps_the_results(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    assert len(search(snapshot, index, "job", limit=2)["results"]) == 2
+
+
+def test_phrase_and_title_bonuses_add_to_the_count(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", document("Queue Depth", "the queue depth grows"))
+    write(tmp_path, "b.md", document("Other", "depth of the queue"))
+    _bank, snapshot, index = open_bank(tmp_path)
+    scores = {
+        hit["path"]: hit["score"] for hit in search(snapshot, index, "queue depth")["results"]
+    }
+    # a.md: both words in its H1 and its sentence, 4 x 10 / 10 = 4.0; +25 for the phrase in the
+    # body, +15 for the phrase in the title
+    assert scores == {"a.md": 44.0, "b.md": 2.0}
+
+
+def test_archived_documents_are_damped(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", document("A", "gauge gauge", status="archived"))
+    _bank, snapshot, index = open_bank(tmp_path)
+    hit = search(snapshot, index, "gauge")["results"][0]
+    assert hit["score"] == 0.6
+    assert hit["hits"] == 2
+
+
+def test_translation_tier_finds_english_documents_for_a_russian_word(tmp_path: Path) -> None:
+    write(tmp_path, "domain/model.md", document("Model", "The model has two formats."))
+    write(tmp_path, "domain/other.md", document("Other", "Nothing relevant."))
+    _bank, snapshot, index = open_bank(tmp_path)
+    assert paths(search(snapshot, index, "модель")) == paths(search(snapshot, index, "model"))
+    hit = search(snapshot, index, "модель")["results"][0]
+    # "model" twice (H1 and sentence) at the translation weight 6: 1.2; the title holds a
+    # translated form: +15 x 0.6
+    assert hit["score"] == 10.2
+
+
+def test_scores_are_rounded_half_up_to_one_decimal(tmp_path: Path) -> None:
+    # count 25 x 10 / 10 = 25.0 on an archived document -> 7.5 exactly; and 1 hit x 0.3 = 0.3
+    write(tmp_path, "a.md", document("A", "tick " * 25, status="archived"))
+    write(tmp_path, "b.md", document("B", "wick tick", status="archived"))
+    _bank, snapshot, index = open_bank(tmp_path)
+    scores = [hit["score"] for hit in search(snapshot, index, "tick")["results"]]
+    assert scores == [7.5, 0.3]
+    assert round_half_up(0.25, 1) == 0.3
+    assert round(0.25, 1) == 0.2  # what banker's rounding would have shown
+
+
+# --------------------------------------------------------------------------------------------
+# The index and its incremental sync (§4.3)
+# --------------------------------------------------------------------------------------------
+
+
+def test_sync_counts_documents_touched(fixture_bank: Path) -> None:
+    bank, snapshot, index = open_bank(fixture_bank)
+    assert index.sync(snapshot) == 17
+    assert index.sync(snapshot) == 0
+    assert index.sync(bank.refresh()) == 0
+    rules = fixture_bank / "domain" / "rules.md"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nA zeppelin line.\n", encoding="utf-8")
+    assert index.sync(bank.refresh()) == 1
+    assert "domain/rules.md" in index.postings["zeppelin"]
+
+
+def test_sync_drops_vanished_documents_and_their_terms(fixture_bank: Path) -> None:
+    bank, snapshot, index = open_bank(fixture_bank)
+    index.sync(snapshot)
+    (fixture_bank / "orphan.md").unlink()
+    assert index.sync(bank.refresh()) == 1
+    assert "orphan.md" not in index.indexed
+    assert "fifty" not in index.postings  # only the orphan said "Fifty"
+
+
+def test_an_incrementally_synced_index_equals_a_fresh_one(fixture_bank: Path) -> None:
+    bank, snapshot, index = open_bank(fixture_bank)
+    index.sync(snapshot)
+    write(fixture_bank, "engineering/new.md", document("New", "gamma ray burst"))
+    (fixture_bank / "conflict.md").unlink()
+    snapshot = bank.refresh()
+    index.sync(snapshot)
+    fresh = SearchIndex()
+    fresh.sync(snapshot)
+    assert index.postings == fresh.postings
+    assert index.bodies == fresh.bodies
+    assert index.indexed == fresh.indexed
+
+
+def test_the_fixture_index_holds_more_than_a_hundred_terms(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    index.sync(snapshot)
+    assert index.term_count() > 100
+
+
+def test_tokens_with_prefix_are_sorted_and_need_three_letters(fixture_bank: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_bank)
+    index.sync(snapshot)
+    found = index.tokens_with_prefix("thresh")
+    assert found == sorted(found) and "thresholds" in found
+    assert index.tokens_with_prefix("th") == []
+
+
+def test_search_reads_never_write(fixture_bank: Path, assert_unchanged: Any) -> None:
+    with assert_unchanged(fixture_bank):
+        _bank, snapshot, index = open_bank(fixture_bank)
+        search(snapshot, index, "thresholds")
+
+
+# --------------------------------------------------------------------------------------------
+# Excerpts (§4.5)
+# --------------------------------------------------------------------------------------------
+
+
+def test_excerpt_prefers_the_first_line_with_the_most_terms_and_damps_headings() -> None:
+    text = "---\ntitle: X\n---\n# alpha beta\n\nalpha\nalpha beta\n\nalpha beta gamma\n"
+    assert excerpt_of(text, 3, ["alpha", "beta"]) == ("alpha beta", 7)
+    assert excerpt_of(text, 3, ["zeta"]) == ("", 0)
+
+
+def test_excerpt_is_cut_at_240_characters() -> None:
+    text = "word " * 100
+    excerpt, line = excerpt_of(text, 0, ["word"])
+    assert line == 1 and len(excerpt) == 240 and excerpt.endswith("...")
+
+
+# --------------------------------------------------------------------------------------------
+# Snapshot of the results on the fixture bank
+# --------------------------------------------------------------------------------------------
+
+QUERIES = [
+    "exponential backoff",
+    "FT-001",
+    "пороги",
+    "thresholds scoring",
+    "queue",
+    "filter_thresholds",
+    "retry_policy",
+]
+
+
+def test_search_results_on_the_fixture_bank(fixture_plus: Path, snapshot: Any) -> None:
+    _bank, bank_snapshot, index = open_bank(fixture_plus)
+    results = {query: search(bank_snapshot, index, query) for query in QUERIES}
+    assert results == snapshot
+
+
+# --------------------------------------------------------------------------------------------
+# Properties (07 §4.4)
+# --------------------------------------------------------------------------------------------
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+PROPERTY = settings(
+    max_examples=5_000 if PROFILE == "fuzz" else 200,
+    derandomize=PROFILE != "fuzz",
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+
+QUERY_TEXT = st.one_of(
+    st.text(),
+    st.text(alphabet="абвгдеёжзийклмнопрстуфхцчшщъыьэюя -_", max_size=40),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+    st.sampled_from(["thresholds", "FT-001", "пороги", "\x00\x1b[31m", "🦊 queue", "x" * 5000]),
+)
+
+
+@pytest.fixture(scope="module")
+def shared_bank(tmp_path_factory: pytest.TempPathFactory) -> tuple[Snapshot, SearchIndex]:
+    root = copy_fixture(tmp_path_factory.mktemp("property") / "bank", overlay=True)
+    write(root, "_inbox/note.md", document("Note", "A thresholds note in quarantine."))
+    return Bank(root).refresh(), SearchIndex()
+
+
+@PROPERTY
+@given(query=QUERY_TEXT, limit=st.integers(min_value=1, max_value=50))
+def test_search_never_raises_and_returns_well_formed_hits(
+    shared_bank: tuple[Snapshot, SearchIndex], query: str, limit: int
+) -> None:
+    snapshot, index = shared_bank
+    result = search(snapshot, index, query, limit=limit)
+    hits = result["results"]
+    assert len(hits) <= limit
+    if not hits:
+        assert result == EMPTY
+    keys = [(-hit["score"], hit["path"]) for hit in hits]
+    # all-concept matches first, then partial ones: at most two runs, each sorted
+    breaks = sum(1 for a, b in itertools.pairwise(keys) if a > b)
+    assert breaks <= 1
+    for hit in hits:
+        assert math.isfinite(hit["score"])
+        doc = snapshot.docs[hit["path"]]
+        assert doc.doc_function != "template" and doc.layer != "inbox"
+
+
+@PROPERTY
+@given(
+    value=st.one_of(
+        st.floats(min_value=0, max_value=1e6, allow_nan=False),
+        st.integers(min_value=0, max_value=10**6).map(lambda n: n / 1000),
+        st.floats(allow_nan=False, allow_infinity=False),
+    ),
+    digits=st.integers(min_value=0, max_value=4),
+)
+def test_half_up_rounding_equals_decimal_round_half_up(value: float, digits: int) -> None:
+    context = decimal.Context(prec=1_000, Emax=10**6, Emin=-(10**6))
+    expected = decimal.Decimal(value).quantize(
+        decimal.Decimal(1).scaleb(-digits, context), decimal.ROUND_HALF_UP, context
+    )
+    assert round_half_up(value, digits) == float(expected)
+
+
+def test_half_up_rounding_of_exact_ties() -> None:
+    assert round_half_up(0.125, 2) == 0.13
+    assert round_half_up(2.5, 0) == 3.0
+    assert round_half_up(18.0, 2) == 18.0
+    assert round_half_up(0.49999999999999994, 0) == 0.0
+
+
+def test_results_are_identical_across_two_indexes(fixture_plus: Path, tmp_path: Path) -> None:
+    other = tmp_path / "copy"
+    shutil.copytree(fixture_plus, other)
+    _b1, first, index_one = open_bank(fixture_plus)
+    _b2, second, index_two = open_bank(other)
+    for query in QUERIES:
+        assert search(first, index_one, query) == search(second, index_two, query)
