@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from mbank.model import Finding, Intent, Plan, PlanOutcome
+from mbank.model import AnyFileOp, Finding, Intent, Plan, PlanOutcome
 from mbank.plan import (
     create_document,
     delete_document,
@@ -146,7 +146,7 @@ def plan_create_registered(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     text = document(title, purpose, args.get("derived", ()))
     if body:
         text += "\n" + body
-    ops = [
+    ops: list[AnyFileOp] = [
         create_document(path, text),
         replace_document(
             snapshot,
@@ -188,7 +188,7 @@ def plan_new_section(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
         section_index,
         f"The {section} section.",
     )
-    ops = [
+    ops: list[AnyFileOp] = [
         create_document(path, document(title, purpose)),
         create_document(section_index, index_text),
         replace_document(snapshot, "README.md", root_text),
@@ -201,7 +201,7 @@ def plan_move(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     args = intent.arguments
     source, target, index = args["from"], args["to"], args["index"]
     doc = snapshot.docs[source]
-    ops = [
+    ops: list[AnyFileOp] = [
         create_document(target, document_text(snapshot, source)),
         replace_document(
             snapshot,
