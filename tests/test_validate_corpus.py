@@ -112,8 +112,9 @@ def test_code_converge_findings_per_rule(corpus: dict[str, Path], tmp_path: Path
       `features/FT-010/design.md` derive from each other, and so do
       `adr/ADR-002-deterministic-delivery-orchestration.md` and `features/FT-039/design.md`.
       `adr/` sorts before `features/`, so the walk starts at each ADR and the design
-      document's edge back closes the loop, reported on the design document. The rule applies because `dna/governance.md` forbids cycles in Russian
-      (mbank reads the Russian form; upstream did not).
+      document's edge back closes the loop, reported on the design document. The rule
+      applies because `dna/governance.md` line 23 forbids cycles in Russian ("Циклические
+      зависимости запрещены."), which mbank reads and upstream did not.
     - unknown-enum-value 5: `doc_function: record` on `features/FT-012/decision-log.md` and
       `features/FT-014/decision-log.md` (the bank declares `decision_log`),
       `doc_function: supporting` on `features/FT-028/decision-log.md`,
