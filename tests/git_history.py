@@ -1,14 +1,15 @@
 """Build real git repositories with dated commits through dulwich (no `git` binary).
 
-Shared by the `changed` and `drift` tests: `init_repo(path)` and `commit_all(path, when)`,
+Shared by the `changed`, `drift` and `graph` tests: `init_repo(path)` and `commit_all(path, when)`,
 which stages every change in the work tree (additions, edits, deletions; `.gitignore`
-respected) and commits it with a fixed committer time and offset.
+respected) and commits it with a fixed committer time and offset; and `copy_fixture`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 from pathlib import Path
 
 from dulwich import porcelain
@@ -17,6 +18,19 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 AUTHOR = b"Test Author <author@example.invalid>"
+TESTS = Path(__file__).resolve().parent
+
+
+def copy_fixture(target: Path, *, overlay: bool) -> Path:
+    """Copy the base fixture bank (and the overlay over it) to `target`.
+
+    The same as conftest's helper; importable without `from conftest import`, which resolves
+    to whichever conftest module pytest loaded first (tests/memo/ has its own).
+    """
+    shutil.copytree(TESTS / "fixture-bank", target)
+    if overlay:
+        shutil.copytree(TESTS / "fixture-overlay", target, dirs_exist_ok=True)
+    return target
 
 
 def init_repo(path: Path) -> Path:

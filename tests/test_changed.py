@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import copy_fixture
-from git_history import commit_all, init_repo, set_branch, tag
+from git_history import commit_all, copy_fixture, init_repo, set_branch, tag
 
 from mbank import gitrepo
 from mbank.changed import MTIME_NOTE, changed, format_changed, parse_iso_cutoff

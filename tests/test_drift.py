@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import copy_fixture
 from dulwich.repo import Repo
-from git_history import commit_all, init_repo, set_branch
+from git_history import commit_all, copy_fixture, init_repo, set_branch
 
 from mbank import gitrepo
 from mbank.drift import NO_GIT_NOTE, drift, format_drift, normalise_scope

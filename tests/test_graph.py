@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import copy_fixture
+from git_history import copy_fixture
 
 from mbank.graph import (
     NO_SUCH_FILE,
