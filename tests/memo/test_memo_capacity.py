@@ -137,3 +137,25 @@ def test_eviction_samples_only_the_64_least_recently_touched_open_items(
 
 def test_the_default_cap_is_5000() -> None:
     assert DEFAULT_MAX_NODES == 5000
+
+
+def test_eviction_looks_at_a_bounded_sample_not_every_item(
+    make_tools: Callable[..., MemoTools], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # devmemomcp scanned every node for the minimum salience on each insert at the cap.
+    import mbank.memo.decide as decide_module
+
+    tools = make_tools(max_nodes=500, autolink_max=0)
+    for i in range(500):
+        remember(tools, _words(i))
+    calls = []
+    real = decide_module.salience
+
+    def counting(*args: object, **kwargs: object) -> float:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(decide_module, "salience", counting)
+    result = tools.do_remember(_words(1000), "")
+    assert result["applied_value"]["evicted"] is not None
+    assert 0 < len(calls) <= EVICTION_SAMPLE

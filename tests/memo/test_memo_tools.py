@@ -310,3 +310,10 @@ def test_reads_refuse_out_of_bounds_numbers(tools: MemoTools) -> None:
     assert _code(lambda: tools.read_related("x", hops=5)).code == "invalid_argument"
     assert _code(lambda: tools.read_item("t_0123456789", hops=0)).code == "invalid_argument"
     assert _code(lambda: tools.read_pending(order="oldest")).code == "invalid_enum_value"
+
+
+def test_read_pending_on_an_empty_memory_is_degraded_not_an_error(tools: MemoTools) -> None:
+    result = tools.read_pending()
+    assert result["quality"] == "degraded"
+    assert result["value"]["items"] == [] and result["value"]["matched"] == 0
+    assert list(result) == ["value", "timestamp", "quality", "unit"]
