@@ -7,6 +7,7 @@ clock, mints an id or touches I/O: `now` and `new_id` arrive as arguments.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 
@@ -304,8 +305,8 @@ def _remember(
             for n, sim in state.index.candidates(vector).items()
             if sim >= threshold and n not in keep and n not in gone
         ]
-        scored.sort(key=lambda pair: (-pair[0], pair[1]))
-        for sim, n in scored[: config.autolink_max]:
+        best = heapq.nsmallest(config.autolink_max, scored, key=lambda pair: (-pair[0], pair[1]))
+        for sim, n in best:
             events.append(
                 Linked(
                     op=op,
