@@ -206,7 +206,8 @@ def _pair_renames(
     regular = 0o100644
     old_tree = commit_tree(store, [(p.encode(), sha, regular) for p, sha in deleted.items()])
     new_tree = commit_tree(store, [(p.encode(), b.id, regular) for p, b in added.items()])
-    detector = RenameDetector(store, rename_threshold=RENAME_THRESHOLD)
+    # dulwich pairs a score strictly above its threshold; git's 50% means "at least 50"
+    detector = RenameDetector(store, rename_threshold=RENAME_THRESHOLD - 1)
     changes: list[dict[str, Any]] = []
     for change in detector.changes_with_renames(old_tree, new_tree):
         old_path = change.old.path.decode() if change.old and change.old.path else None

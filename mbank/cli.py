@@ -139,6 +139,28 @@ def _int_between(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _read_bank(args: argparse.Namespace) -> Any:
+    """The bank for a read subcommand, after the interrupted-write notices (spec 04 §9.4)."""
+    from mbank.journal import interrupted_notices
+    from mbank.snapshot import Bank
+
+    bank = Bank(resolve_root(args))
+    for notice in interrupted_notices(bank.root):
+        sys.stderr.write(notice + "\n")
+    return bank
+
+
+def _journal_note(root: str) -> Callable[[str], str | None]:
+    """The journal's "where did it go" for `Not a document of this bank` (spec 03 §14.9)."""
+
+    def note(path: str) -> str | None:
+        from mbank.journal import where_did_it_go
+
+        return where_did_it_go(root, path)
+
+    return note
+
+
 def _add_read(sub: Any) -> None:
     parser = sub.add_parser("read", help="read documents, whole or one ## section")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="one path, or several (batch)")
@@ -150,18 +172,24 @@ def _add_read(sub: Any) -> None:
 
 def _run_read(args: argparse.Namespace) -> int:
     from mbank.read import MAX_BATCH, format_read, read_batch, read_single
-    from mbank.snapshot import Bank
 
     if len(args.paths) > MAX_BATCH:
         raise UsageError(f"read takes at most {MAX_BATCH} paths")
-    bank = Bank(resolve_root(args))
+    bank = _read_bank(args)
     snapshot = bank.refresh()
 
     def relative(given: str) -> str:
-        return bank.relative(given, snapshot)
+        return str(bank.relative(given, snapshot))
 
+    note = _journal_note(bank.root)
     if len(args.paths) == 1:
-        result = read_single(snapshot, args.paths[0], section=args.section, relative=relative)
+        result = read_single(
+            snapshot,
+            args.paths[0],
+            section=args.section,
+            relative=relative,
+            not_a_document_note=note,
+        )
     else:
         result = read_batch(
             snapshot,
@@ -169,6 +197,7 @@ def _run_read(args: argparse.Namespace) -> int:
             section=args.section,
             max_bytes=args.max_bytes,
             relative=relative,
+            not_a_document_note=note,
         )
     if args.json:
         print_json(result)
@@ -191,9 +220,8 @@ def _add_graph(sub: Any) -> None:
 
 def _run_graph(args: argparse.Namespace) -> int:
     from mbank.graph import graph, render_dot, render_mermaid, render_text
-    from mbank.snapshot import Bank
 
-    bank = Bank(resolve_root(args))
+    bank = _read_bank(args)
     snapshot = bank.refresh()
     result = graph(
         snapshot,
@@ -203,6 +231,7 @@ def _run_graph(args: argparse.Namespace) -> int:
         limit=args.limit,
         neighbours=not args.no_neighbours,
         relative=lambda given: bank.relative(given, snapshot),
+        not_a_document_note=_journal_note(bank.root),
     )
     if args.format == "mermaid":
         sys.stdout.write(render_mermaid(result) + "\n")
@@ -222,9 +251,8 @@ def _add_changed(sub: Any) -> None:
 
 def _run_changed(args: argparse.Namespace) -> int:
     from mbank.changed import changed, format_changed
-    from mbank.snapshot import Bank
 
-    result = changed(Bank(resolve_root(args)).refresh(), args.since)
+    result = changed(_read_bank(args).refresh(), args.since)
     if args.json:
         print_json(result)
     else:
@@ -240,9 +268,8 @@ def _add_drift(sub: Any) -> None:
 
 def _run_drift(args: argparse.Namespace) -> int:
     from mbank.drift import drift, format_drift
-    from mbank.snapshot import Bank
 
-    snapshot = Bank(resolve_root(args)).refresh()
+    snapshot = _read_bank(args).refresh()
     result = drift(snapshot, threshold_days=args.threshold_days, scope=args.scope)
     if args.json:
         print_json(result)

@@ -151,6 +151,17 @@ def test_a_dissimilar_pair_stays_deleted_and_added(project: Path) -> None:
     assert kinds(changed(snap(bank), "HEAD")) == [("added", "fresh.md"), ("deleted", "orphan.md")]
 
 
+def test_a_pair_exactly_50_percent_similar_is_a_rename(project: Path) -> None:
+    bank = bank_of(project)
+    write(bank / "half.md", "L1\nL2\n")
+    commit_all(project, "2026-02-01T09:00:00+00:00")
+    (bank / "half.md").unlink()
+    write(bank / "moved.md", "L1\nXX\n")  # one of two 3-byte lines kept: similarity 50
+    assert kinds(changed(snap(bank), "HEAD")) == [("renamed", "moved.md")]
+    write(bank / "moved.md", "L1\nXXX\n")  # 3 common bytes of 7: below 50
+    assert kinds(changed(snap(bank), "HEAD")) == [("added", "moved.md"), ("deleted", "half.md")]
+
+
 def test_committed_changes_since_an_older_commit(project: Path) -> None:
     bank = bank_of(project)
     write(bank / "domain" / "glossary.md", GLOSSARY)

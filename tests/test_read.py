@@ -555,3 +555,80 @@ def test_every_corpus_document_is_readable_and_every_section_addressable(
                     assert result["content"].startswith("#"), (name, path, section.title)
             batch = read(current, list(current.docs)[:50])
             assert batch["documents"], name
+
+
+def journal_line(record: dict[str, Any]) -> str:
+    import json
+
+    base = {"v": 1, "via": "cli", "mbank": "0.1.0", "intent": {}, "warnings": []}
+    return json.dumps({**base, **record}) + "\n"
+
+
+def test_cli_not_a_document_explains_a_promoted_and_a_discarded_note(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = fixture_plus / ".mbank" / "journal.jsonl"
+    journal.parent.mkdir()
+    journal.write_text(
+        journal_line(
+            {
+                "id": "20260914T120000Z-aaaa",
+                "time": "2026-09-14T12:00:00Z",
+                "tool": "bank_promote",
+                "from": "_inbox/idea.md",
+                "to": "domain/idea.md",
+                "ops": [
+                    {"path": "_inbox/idea.md", "kind": "delete", "before": "x", "after": None},
+                    {"path": "domain/idea.md", "kind": "create", "before": None, "after": "x"},
+                ],
+            }
+        )
+        + journal_line(
+            {
+                "id": "20260915T080000Z-bbbb",
+                "time": "2026-09-15T08:00:00Z",
+                "tool": "bank_discard",
+                "reason": "a duplicate of the glossary",
+                "ops": [{"path": "_inbox/dup.md", "kind": "delete", "before": "y", "after": None}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    root = str(fixture_plus)
+    assert run_cli(capsys, "--root", root, "read", "_inbox/idea.md")[2] == (
+        "mbank: Not a document of this bank: _inbox/idea.md. It was promoted to domain/idea.md "
+        "on 2026-09-14 (journal 20260914T120000Z-aaaa).\n"
+    )
+    code, out, _ = run_cli(capsys, "--root", root, "read", "./_inbox/dup.md", "orphan.md")
+    assert code == 0
+    assert (
+        "failed: ./_inbox/dup.md: Not a document of this bank: ./_inbox/dup.md. It was discarded "
+        "on 2026-09-15 (journal 20260915T080000Z-bbbb), with the reason: a duplicate of the "
+        "glossary\n"
+    ) in out
+    assert run_cli(capsys, "--root", root, "graph", "_inbox/idea.md")[2].startswith(
+        "mbank: Not a document of this bank: _inbox/idea.md. It was promoted to domain/idea.md"
+    )
+
+
+def test_cli_reads_report_an_interrupted_write_and_still_answer(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str], assert_unchanged: Any
+) -> None:
+    wal = fixture_plus / ".mbank" / "wal"
+    wal.mkdir(parents=True)
+    (wal / "20260914T120000Z-cccc.json").write_text("{}", encoding="utf-8")
+    notice = (
+        "mbank: a write was interrupted (20260914T120000Z-cccc); start the server or run any "
+        "write to roll it back.\n"
+    )
+    root = str(fixture_plus)
+    with assert_unchanged(fixture_plus):
+        for argv in (
+            ("read", "orphan.md"),
+            ("graph", "domain/rules.md"),
+            ("changed", "2026-01-01"),
+            ("drift",),
+        ):
+            code, out, err = run_cli(capsys, "--root", root, *argv)
+            assert (code, err) == (0, notice), argv
+            assert out
