@@ -102,7 +102,8 @@ def read_single(
         "frontmatter": json_data(doc.data),
     }
     if wanted is None:
-        content = split_frontmatter(text).body.strip()
+        # a byte-order mark is whitespace to upstream's JavaScript trim(), not to str.strip()
+        content = split_frontmatter(text).body.strip().removeprefix("\ufeff").strip()
     else:
         chosen = match_section(doc, wanted)
         content = section_text(text, doc, chosen)

@@ -268,6 +268,14 @@ def test_document_without_frontmatter_has_empty_frontmatter(tmp_path: Path) -> N
     assert result["title"] == "Plain"
 
 
+def test_a_leading_byte_order_mark_is_trimmed_like_whitespace(tmp_path: Path) -> None:
+    write(tmp_path, "bom.md", "\ufeff\n# Title\n\nText.\n")
+    write(tmp_path, "bom-front.md", "\ufeff---\ntitle: T\n---\n\nText.\n")
+    current = snap(tmp_path)
+    assert read(current, "bom.md")["content"] == "# Title\n\nText."
+    assert read(current, "bom-front.md")["content"] == "Text."
+
+
 def test_frontmatter_is_json_converted(tmp_path: Path) -> None:
     write(tmp_path, "a.md", "---\ntitle: A\ndate: 2026-09-14\ncount: 3\n---\nbody\n")
     assert read(snap(tmp_path), "a.md")["frontmatter"] == {
