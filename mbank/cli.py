@@ -279,6 +279,38 @@ def _run_drift(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# validate (spec 04 §9.2-9.4): a read; `--fail-on` lets it gate a commit
+# --------------------------------------------------------------------------------------------
+
+
+def _add_validate(sub: Any) -> None:
+    from mbank.validation import RULES, SEVERITIES
+
+    parser = sub.add_parser("validate", help="check the bank against the rules its dna/ declares")
+    parser.add_argument("--scope", metavar="DIR", help="only findings under this directory")
+    parser.add_argument("--severity", choices=SEVERITIES, help="keep only this severity")
+    parser.add_argument("--rule", choices=RULES, metavar="ID", help="keep only this rule")
+    parser.add_argument("--summary", action="store_true", help="print only the totals")
+    parser.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        help="exit 1 when a finding of this severity (or worse) is reported",
+    )
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    from mbank.validate import fails, format_validation, validate
+
+    snapshot = _read_bank(args).refresh()
+    result = validate(snapshot, scope=args.scope, severity=args.severity, rule=args.rule)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_validation(result, summary=args.summary))
+    return EXIT_REFUSED if fails(result, args.fail_on) else EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # history (a read) and undo (a write; CLI only): the journal (spec 03 §14.8, §14.10)
 # --------------------------------------------------------------------------------------------
 
@@ -340,6 +372,7 @@ COMMANDS: dict[str, Command] = {
     "graph": (_add_graph, _run_graph),
     "changed": (_add_changed, _run_changed),
     "drift": (_add_drift, _run_drift),
+    "validate": (_add_validate, _run_validate),
     "history": (_add_history, _run_history),
     "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
