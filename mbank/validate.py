@@ -53,6 +53,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mbank.catalogue import shipped_template_names
 from mbank.model import Doc, Finding, RefusalError
 from mbank.paths import refuse
 from mbank.snapshot import Snapshot
@@ -71,7 +72,6 @@ from mbank.validation.references import (
     claim_name,
     claim_target,
     scan_claims,
-    shipped_template_names,
     unresolved_rule_references,
 )
 from mbank.validation.structural import (

@@ -11,6 +11,7 @@ import pytest
 
 from mbank.model import Finding
 from mbank.snapshot import Bank, Snapshot
+from mbank.validate import findings
 from mbank.validation import RULE_SEVERITY, RULES
 from mbank.validation.contract_rules import (
     cycles_in_derived_from,
@@ -18,11 +19,7 @@ from mbank.validation.contract_rules import (
     unknown_enum_values,
 )
 from mbank.validation.declaration import no_contract, unknown_layer_values
-from mbank.validation.references import (
-    scan_claims,
-    shipped_template_names,
-    unresolved_rule_references,
-)
+from mbank.validation.references import scan_claims, unresolved_rule_references
 from mbank.validation.structural import (
     broken_derived_from,
     dangling_index_entries,
@@ -444,9 +441,21 @@ def test_unresolved_rule_reference_resolution_and_skip_rules(tmp_path: Path) -> 
     ]
 
 
-def test_shipped_template_names_are_the_md_files_under_the_package_templates() -> None:
-    names = shipped_template_names()
-    assert all(name.endswith(".md") for name in names)
+def test_unresolved_rule_reference_forgives_bare_names_of_shipped_templates(
+    tmp_path: Path,
+) -> None:
+    bank = write_bank(
+        tmp_path,
+        {
+            "a.md": "The review is defined in ADR-ID.md and the gate in session-handoff.md.\n"
+            "The policy is defined in testing-policy.md.\n",
+        },
+    )
+    assert [
+        (item.line, item.message.split(",")[0])
+        for item in findings(bank)
+        if item.rule == "unresolved-rule-reference"
+    ] == [(2, 'Claims "The policy" is defined in testing-policy.md')]
 
 
 # --- 7. unknown-enum-value -------------------------------------------------------------------

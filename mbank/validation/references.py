@@ -7,7 +7,6 @@ text), and `unresolved_rule_references` judges them against the documents of a s
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 
@@ -75,26 +74,6 @@ def claim_name(claim: Claim) -> str:
     return file_name(claim.raw.split("#", 1)[0])
 
 
-@functools.cache
-def shipped_template_names() -> frozenset[str]:
-    """The file name of every `.md` anywhere under the package's `templates/` (03 §4.4).
-
-    Package data never changes while the process runs, so it is read once.
-    """
-    from importlib.resources import files
-
-    names: set[str] = set()
-    pending = [files("mbank.templates")]
-    while pending:
-        directory = pending.pop()
-        for entry in directory.iterdir():
-            if entry.is_dir():
-                pending.append(entry)
-            elif entry.name.endswith(".md"):
-                names.add(entry.name)
-    return frozenset(names)
-
-
 def unresolved_rule_references(
     doc: Doc,
     claims: tuple[Claim, ...],
@@ -104,9 +83,10 @@ def unresolved_rule_references(
 ) -> tuple[Finding, ...]:
     """Rule 6: a warning per claim whose path resolves to no document (spec 02 §7.3).
 
-    `names` maps a file name to the documents carrying it (the "carriers"). A bare file name
-    is forgiven when it is ambiguous (several carriers), when its one carrier is a template,
-    or when nothing carries it but a shipped template does. A claim whose path resolves to
+    `names` maps a file name to the documents carrying it (the "carriers"); `shipped` is
+    `mbank.catalogue.shipped_template_names()`. A bare file name is forgiven when it is
+    ambiguous (several carriers), when its one carrier is a template, or when nothing carries
+    it but a shipped template does. A claim whose path resolves to
     nothing at all (`[x](#a.md)`: only an anchor) is not a path claim and is skipped, like an
     empty `derived_from` entry.
     """
