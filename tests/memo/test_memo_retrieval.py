@@ -7,10 +7,13 @@ from collections.abc import Callable
 from itertools import pairwise
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from memo_fixtures import remember
 
 from mbank.memo.graph import expand
-from mbank.memo.model import MemoError
+from mbank.memo.model import MemoConfig, MemoError
+from mbank.memo.store import MemoStore
 from mbank.memo.tools import MemoTools
 
 
@@ -184,3 +187,18 @@ def test_recall_finds_an_item_whose_features_are_all_common(
     target = remember(tools, "Fix cache")
     rows = tools.read_related("fix cache")["value"]["matches"]
     assert rows[0]["id"] == target
+
+
+_SHARED_TOOLS = MemoTools(MemoStore(MemoConfig()))
+for _title in ("Fix the cache", "Decisión sobre el índice", "Race condition 🐛", "a_b c-d"):
+    _SHARED_TOOLS.do_remember(_title, "")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=300))
+def test_retrieval_never_raises_for_arbitrary_text(text: str) -> None:
+    tools = _SHARED_TOOLS
+    value = tools.read_related(text)["value"]
+    assert value["query"] == text
+    scores = [m["match"]["score"] for m in value["matches"] if "exact" not in m["match"]]
+    assert scores == sorted(scores, reverse=True)
