@@ -5,22 +5,23 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_banks import (  # noqa: F401 - re-exported for tests that still import them here
+    FIXTURE_BANK,
+    FIXTURE_OVERLAY,
+    REPO,
+    SNAPSHOT_ROOT,
+    TESTS,
+    TODAY,
+    copy_fixture,
+)
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.location import PyTestLocation
-
-TESTS = Path(__file__).resolve().parent
-REPO = TESTS.parent
-SNAPSHOT_ROOT = REPO / "snapshots"
-FIXTURE_BANK = TESTS / "fixture-bank"
-FIXTURE_OVERLAY = TESTS / "fixture-overlay"
-TODAY = "2026-09-14"
 
 
 class TopLevelJSONExtension(JSONSnapshotExtension):
@@ -39,14 +40,6 @@ def snapshot(snapshot: Any) -> Any:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def copy_fixture(target: Path, *, overlay: bool) -> Path:
-    """Copy the base fixture (and the overlay over it) to `target` and return it."""
-    shutil.copytree(FIXTURE_BANK, target)
-    if overlay:
-        shutil.copytree(FIXTURE_OVERLAY, target, dirs_exist_ok=True)
-    return target
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import copy_fixture
+from fixture_banks import copy_fixture
 
 from mbank.contract import EMPTY_CONTRACT, EMPTY_LAYERS
 from mbank.model import Edge, VocabularyRow

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_BANK, FIXTURE_OVERLAY
+from fixture_banks import FIXTURE_BANK, FIXTURE_OVERLAY
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import FIXTURE_BANK, FIXTURE_OVERLAY
+from fixture_banks import FIXTURE_BANK, FIXTURE_OVERLAY
 
 from mbank.model import Doc, Edge, Link, Section
 from mbank.parse import (

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, copy_fixture
+from fixture_banks import REPO, copy_fixture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import copy_fixture
+from fixture_banks import copy_fixture
 
 from mbank.cli import discover_root, main
 from mbank.model import JournalRecord
