@@ -1,0 +1,108 @@
+"""Planning `bank_edit`: replace one exact fragment of a document's body.
+
+Pure (spec 03 §5). Only the body is searched — the frontmatter head is out of reach and kept
+byte for byte — optionally narrowed to one `##` section's span. The fragment must occur
+exactly once: replacing the first of several is a guess, and this tool does not guess.
+
+Choice where the spec is silent: `find` and `replace` are compared and searched with their
+`\\r\\n` read as `\\n`, like the document itself (§1.7), so a fragment copied from a CRLF
+file still matches.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mbank.gates.documents import document_to_write
+from mbank.model import Intent, Plan, PlanOutcome
+from mbank.parse import split_frontmatter
+from mbank.paths import refuse
+from mbank.plan import as_lf, document_text, replace_document
+from mbank.sections import match_section, section_span
+from mbank.snapshot import Snapshot
+
+TOOL = "bank_edit"
+CONTEXT = 80
+
+
+def _text_argument(arguments: dict[str, Any], key: str) -> str:
+    value = arguments.get(key)
+    return as_lf(value) if isinstance(value, str) else ""
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """Gates of §5 in order, then the one replace op and the result fields."""
+    arguments = intent.arguments
+    doc = document_to_write(snapshot, intent, str(arguments.get("path", "")))
+    find = _text_argument(arguments, "find")
+    replace = _text_argument(arguments, "replace")
+    if find == "":
+        raise refuse(
+            "find-required",
+            "`find` is required: this tool replaces an exact fragment, never a whole document.",
+        )
+    if find == replace:
+        raise refuse("find-equals-replace", "`find` and `replace` are identical; nothing to do.")
+    text = document_text(snapshot, doc.path)
+    head = split_frontmatter(text).head
+    start, end = len(head), len(text)
+    wanted = arguments.get("section")
+    title: str | None = None
+    if isinstance(wanted, str) and wanted.strip():
+        section = match_section(doc, wanted)
+        title = section.title
+        start, end = section_span(text, doc, section)
+        start = max(start, len(head))
+    where = f'{doc.path} under "{title}"' if title is not None else doc.path
+    count = text.count(find, start, end)
+    if count == 0:
+        raise refuse(
+            "not-found",
+            f"Not found in {where}: {json.dumps(find[:80], ensure_ascii=False)}. Read the "
+            "document first — the text must match exactly, whitespace included.",
+        )
+    if count > 1:
+        raise refuse(
+            "found-several",
+            f"Found {count} times in {where}. Give more surrounding text, or pass section to "
+            "narrow it: replacing the first of several is a guess, and this tool does not guess.",
+        )
+    at = text.find(find, start, end)
+    new_text = text[:at] + replace + text[at + len(find) :]
+    op = replace_document(snapshot, doc.path, new_text)
+    assert op.content is not None
+    new_body = new_text[len(head) :]
+    in_body = at - len(head)
+    context = new_body[max(0, in_body - CONTEXT) : in_body + len(replace) + CONTEXT]
+    result: dict[str, Any] = {"path": doc.path}
+    if title is not None:
+        result["section"] = title
+    result.update(
+        {
+            "edited": False,
+            "dryRun": intent.dry_run,
+            "bytesBefore": len(snapshot.raw[doc.path].encode("utf-8")),
+            "bytesAfter": len(op.content),
+            "context": context,
+        }
+    )
+    return PlanOutcome(plan=Plan(TOOL, (op,)), result=result)
+
+
+def format_edit(result: dict[str, Any]) -> str:
+    """The human rendering of `mbank edit` (spec 04 §9.3)."""
+    section = f' under "{result["section"]}"' if "section" in result else ""
+    sizes = f"({result['bytesBefore']} -> {result['bytesAfter']} bytes)"
+    if result["dryRun"]:
+        head = f"WOULD EDIT {result['path']}{section}  {sizes}"
+    else:
+        head = f"EDITED {result['path']}{section}  {sizes}"
+    lines = [head]
+    lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
+    lines.extend(["--- context ---", result["context"]])
+    if result["dryRun"]:
+        lines.extend(["--- diff ---", result.get("diff", "").rstrip("\n")])
+    elif result.get("journalId"):
+        lines.append(f"journal: {result['journalId']}")
+    return "\n".join(lines) + "\n"
