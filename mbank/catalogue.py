@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import msgspec
 import yaml
@@ -423,8 +424,17 @@ def templates_pointer() -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _markdown_files(root: Traversable) -> dict[str, str]:
+def _package_dir(package: str) -> Traversable | None:
+    try:
+        return files(package)
+    except ModuleNotFoundError:  # a broken install; init reports it as `starter-missing`
+        return None
+
+
+def _markdown_files(root: Traversable | None) -> dict[str, str]:
     found: dict[str, str] = {}
+    if root is None or not root.is_dir():
+        return found
     pending: list[tuple[str, Traversable]] = [("", root)]
     while pending:
         prefix, directory = pending.pop()
@@ -439,20 +449,21 @@ def _markdown_files(root: Traversable) -> dict[str, str]:
 
 @functools.cache
 def _starter() -> tuple[tuple[str, str], ...]:
-    return tuple(_markdown_files(files(STARTER_PACKAGE)).items())
+    return tuple(_markdown_files(_package_dir(STARTER_PACKAGE)).items())
 
 
 @functools.cache
 def _templates() -> tuple[tuple[str, str], ...]:
     return tuple(
         (f"{TEMPLATES_DIR}/{path}", text)
-        for path, text in _markdown_files(files(TEMPLATES_PACKAGE)).items()
+        for path, text in _markdown_files(_package_dir(TEMPLATES_PACKAGE)).items()
     )
 
 
 def starter_location() -> str:
     """Where the package's starter set lives, for the `starter-missing` message (03 §12)."""
-    return str(files(STARTER_PACKAGE))
+    found = _package_dir(STARTER_PACKAGE)
+    return str(found) if found is not None else str(Path(__file__).resolve().parent / "starter")
 
 
 def starter_files() -> dict[str, str]:
@@ -486,12 +497,13 @@ def section_seeds(section: KnownSection, starter: dict[str, str]) -> tuple[Regis
 def seed_files(name: str, today: str) -> dict[str, str]:
     """The 24 documents `init` writes for a project `name`, bank path → text, sorted (05 §2).
 
-    No seeded document carries a date (05 §4 gives none, and the changelog names no version so
-    that seeding is identical across releases); `today` is taken so that the init reducer hands
-    over its intent's date unchanged and does not change the output today. Refuses with
-    `starter-missing` (03 §12) when the package's starter set is incomplete.
+    `today` is accepted so that the init reducer hands over its intent's date as it does to
+    every planner, but it does not change the output: no seeded document carries a date (05 §4
+    gives none, and the changelog names no version or day so that seeding is identical
+    everywhere). Refuses with `starter-missing` (03 §12) when the package's starter set is
+    incomplete.
     """
-    del today  # part of the reducer's contract; the seeded set is the same on every day
+    del today
     starter = starter_files()
     if any(path not in starter for path in STARTER_PATHS):
         raise _starter_missing()

@@ -327,6 +327,21 @@ def test_seed_files_refuses_when_the_starter_set_is_incomplete(
     )
 
 
+def test_a_missing_starter_package_reads_as_an_empty_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catalogue, "STARTER_PACKAGE", "mbank.no_such_starter")
+    catalogue._starter.cache_clear()
+    try:
+        assert starter_files() == {}
+        assert catalogue.starter_location().endswith("/mbank/starter")
+        with pytest.raises(RefusalError) as caught:
+            seed_files(NAME, TODAY)
+        assert caught.value.refusal.rule == "starter-missing"
+    finally:
+        monkeypatch.undo()
+        catalogue._starter.cache_clear()
+    assert len(starter_files()) == 14
+
+
 # --------------------------------------------------------------------------------------------
 # 05 §3: what dna/ declares (01 §9.2)
 # --------------------------------------------------------------------------------------------
