@@ -314,7 +314,8 @@ class Split(msgspec.Struct, frozen=True):
 
 
 def _fence_line(line: str) -> str:
-    return line.rstrip("\r").rstrip(" \t")
+    # one trailing "\r" (spec 01 §3), then trailing spaces and tabs
+    return line.removesuffix("\r").rstrip(" \t")
 
 
 def split_frontmatter(text: str) -> Split:

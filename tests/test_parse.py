@@ -76,9 +76,16 @@ def test_split_accepts_trailing_spaces_and_tabs_on_the_fence_lines() -> None:
     assert (split.yaml_text, split.body, split.body_offset) == ("title: T", "body", 3)
 
 
-@pytest.mark.parametrize("text", [" ---\ntitle: T\n---\n", "----\n", "--\n", "x\n---\n---\n"])
+@pytest.mark.parametrize(
+    "text", [" ---\ntitle: T\n---\n", "----\n", "--\n", "x\n---\n---\n", "---\r\r\nt: 1\n---\n"]
+)
 def test_split_needs_exactly_three_dashes_on_the_first_line(text: str) -> None:
     assert not split_frontmatter(text).has_frontmatter
+
+
+def test_split_ignores_only_one_trailing_carriage_return_on_the_closing_line() -> None:
+    split = split_frontmatter("---\nt: 1\n---\r\r\nbody\n---\r\n")
+    assert split.yaml_text == "t: 1\n---\r\nbody"
 
 
 def test_split_closed_on_the_last_line_without_newline() -> None:
