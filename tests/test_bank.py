@@ -518,3 +518,41 @@ def test_registration_is_recomputed_when_only_the_index_changes(tmp_path: Path) 
     touch_later(index)
     assert bank.refresh().docs["a.md"].registered_in == ("README.md",)
     assert bank.last_refresh_parsed == 1
+
+
+def test_file_names_are_compared_as_exact_strings(tmp_path: Path) -> None:
+    # No Unicode normalisation (spec 01 §1.1): NFC and NFD spellings are two documents.
+    write(tmp_path, "caf\u00e9.md")
+    write(tmp_path, "cafe\u0301.md")
+    assert list(Bank(tmp_path).refresh().docs) == ["cafe\u0301.md", "caf\u00e9.md"]
+
+
+def test_entries_that_cannot_be_listed_or_read_are_skipped_with_a_debug_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Running as root, permissions cannot make a file unreadable: the failures are injected.
+    write(tmp_path, "ok.md")
+    write(tmp_path, "gone.md")
+    write(tmp_path, "closed/x.md")
+    real_scandir, real_open = os.scandir, os.open
+
+    def scandir(path: Any) -> Any:
+        if str(path).endswith("closed"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    def open_(path: Any, flags: int, *args: Any) -> int:
+        if str(path).endswith("gone.md"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setenv("MBANK_DEBUG", "1")
+    assert list(Bank(tmp_path).refresh().docs) == ["ok.md"]
+    err = capsys.readouterr().err
+    assert "mbank: cannot list " in err and "closed" in err
+    assert "mbank: cannot open " in err and "gone.md" in err
+    monkeypatch.delenv("MBANK_DEBUG")
+    Bank(tmp_path).refresh()
+    assert capsys.readouterr().err == ""  # silent outside debug mode

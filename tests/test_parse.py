@@ -703,3 +703,9 @@ def test_overlay_parse_outcomes() -> None:
         "Invariants",
         "Пороги",
     ]
+
+
+def test_links_in_an_indented_code_block_are_still_links() -> None:
+    # Only fenced regions are skipped (spec 01 §5.1); an indented code block is not one.
+    record = doc("text\n\n    - [indented](x.md)\n")
+    assert [(link.raw, link.line) for link in record.links] == [("x.md", 3)]
