@@ -144,3 +144,24 @@ def test_a_repeated_call_on_the_same_snapshot_is_served_from_the_cache(
 ) -> None:
     snapshot = Bank(fixture_bank).refresh()
     assert findings(snapshot) is findings(snapshot)
+
+
+def test_a_document_deriving_from_a_cycle_member_moves_the_cycle_finding(
+    fixture_plus: Path,
+) -> None:
+    """The spec's cycle identity depends on where the walk enters the loop (02 §7.4), so a
+    new draft that merely derives from a cycle member, and sorts before it, re-reports the
+    old loop from the other node: full validation, and so the post-check, sees a new error.
+    Partial validation reproduces that faithfully; the spec consequence is reported to the
+    lead (a canonical loop rotation would avoid it)."""
+    snapshot = Bank(fixture_plus).refresh()
+    text = "---\ntitle: Alerts\nstatus: draft\nderived_from:\n  - config.md\n---\n# Alerts\n"
+    touched = ["ops/AAA-alerts.md"]
+    after = apply_virtually(snapshot, {touched[0]: text})
+    added = new_findings(findings_for(snapshot, touched), findings_for(after, touched))
+    assert identity(added[0]) == (
+        "cycle-in-derived-from",
+        "ops/README.md",
+        "Cyclic derived_from: ops/config.md -> ops/README.md -> ops/config.md.",
+    )
+    assert _ids(added) == _ids(new_findings(findings_uncached(snapshot), findings_uncached(after)))
