@@ -9,14 +9,157 @@ result dict (camelCase, in spec order) with the fields every write result has (s
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mbank.gates.documents import GONE_FACT, INNER_ROOT_DIR_FACT
+from mbank.gates.paths import ON_DISK_FACT, PathOnDisk
 from mbank.journal import where_did_it_go
 from mbank.model import RefusalError
 from mbank.snapshot import Bank, Snapshot
 from mbank.writes import GateAndPlan, GatherFacts, WriteOutcome, execute
+
+# --------------------------------------------------------------------------------------------
+# Outside facts
+# --------------------------------------------------------------------------------------------
+
+
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
+    """Whether something exists at a bank path, and whether its real location leaves the bank.
+
+    For a path that does not exist yet, the real location is that of its deepest existing
+    ancestor (spec 01 §2.3, `path-symlink`).
+    """
+    absolute = os.path.join(bank.root, *path.split("/"))
+    exists = os.path.lexists(absolute)
+    probe = absolute
+    while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    escapes = not _inside(os.path.realpath(probe), bank.real_root)
+    return PathOnDisk(exists=exists, escapes=escapes)
+
+
+def inner_root_dir(bank: Bank) -> bool:
+    """Whether `<root>/<root name>/` is a real directory (spec 01 §2.2 step 8)."""
+    inner = os.path.join(bank.root, os.path.basename(bank.root))
+    return os.path.isdir(inner) and not os.path.islink(inner)
+
+
+def bank_path_or_none(bank: Bank, snapshot: Snapshot, given: Any) -> str | None:
+    """The bank path a caller's path names, or None when the gate will refuse it anyway."""
+    if not isinstance(given, str):
+        return None
+    try:
+        return bank.relative(given, snapshot)
+    except RefusalError:
+        return None
+
+
+def on_disk_facts(bank: Bank, paths: Iterable[str | None]) -> dict[str, PathOnDisk]:
+    """`{bank path: PathOnDisk}` for each path given (None entries skipped)."""
+    return {path: path_on_disk(bank, path) for path in paths if path is not None}
+
+
+def gone_facts(bank: Bank, snapshot: Snapshot, paths: Iterable[str | None]) -> dict[str, str]:
+    """The journal's "where did it go" for each path that is not a document (§14.9)."""
+    notes: dict[str, str] = {}
+    for path in paths:
+        if path is None or path in snapshot.docs:
+            continue
+        note = where_did_it_go(bank.root, path)
+        if note:
+            notes[path] = note
+    return notes
+
+
+def _split_dry_run(arguments: Mapping[str, Any], dry_run: bool) -> tuple[dict[str, Any], bool]:
+    args = dict(arguments)
+    return args, dry_run or bool(args.pop("dryRun", False))
+
+
+# --------------------------------------------------------------------------------------------
+# bank_create, bank_promote, bank_discard (spec 03 §4, §10, §11)
+# --------------------------------------------------------------------------------------------
+
+
+def create(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_create`: a governed document from its template, registered (`CreateResult`)."""
+    from mbank.catalogue import section_for, shipped_templates
+    from mbank.reducers.create import TOOL, create_result, gate_and_plan, inbox_target
+    from mbank.reducers.templates import TEMPLATES_FACT
+
+    args, dry = _split_dry_run(arguments, dry_run)
+
+    def facts(snapshot: Snapshot) -> dict[str, Any]:
+        target = bank_path_or_none(bank, snapshot, args.get("path"))
+        paths: list[str | None] = []
+        if target is not None:
+            if args.get("inbox"):
+                target = inbox_target(target)
+            section = section_for(target)
+            paths = [target, f"{section.dir}/README.md" if section is not None else None]
+        return {
+            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            TEMPLATES_FACT: shipped_templates(),
+            ON_DISK_FACT: on_disk_facts(bank, paths),
+        }
+
+    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=facts, **engine)
+    return create_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
+
+
+def promote(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_promote`: a note out of `_inbox/` as a governed, registered document."""
+    from mbank.catalogue import shipped_templates
+    from mbank.reducers.promote import TOOL, gate_and_plan, promote_result
+    from mbank.reducers.templates import TEMPLATES_FACT
+
+    args, dry = _split_dry_run(arguments, dry_run)
+
+    def facts(snapshot: Snapshot) -> dict[str, Any]:
+        source = bank_path_or_none(bank, snapshot, args.get("path"))
+        destination = bank_path_or_none(bank, snapshot, args.get("to"))
+        return {
+            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            TEMPLATES_FACT: shipped_templates(),
+            GONE_FACT: gone_facts(bank, snapshot, [source]),
+            ON_DISK_FACT: on_disk_facts(bank, [destination]),
+        }
+
+    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=facts, **engine)
+    return promote_result(
+        outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings
+    )
+
+
+def discard(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_discard`: delete a note from `_inbox/`, the reason kept in the journal."""
+    from mbank.reducers.discard import TOOL, discard_result, gate_and_plan
+
+    args, dry = _split_dry_run(arguments, dry_run)
+
+    def facts(snapshot: Snapshot) -> dict[str, Any]:
+        path = bank_path_or_none(bank, snapshot, args.get("path"))
+        return {
+            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            GONE_FACT: gone_facts(bank, snapshot, [path]),
+        }
+
+    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=facts, **engine)
+    return discard_result(
+        outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings
+    )
+
 
 # --------------------------------------------------------------------------------------------
 # edit, update_section, rewrite, set_status, set_field (spec 03 §5–§9)

@@ -1,0 +1,96 @@
+"""Planning `bank_discard`: drop a captured note, on the record.
+
+Pure (spec 03 §11). Only a document in the inbox layer may be deleted, and only with a
+reason; the plan is one delete op and no index is touched (inbox notes are never
+registered). "On the record" is literal: the journal record keeps the reason, the note's
+title and purpose, and the note's pre-image, so `mbank undo` can bring it back and a later
+read of the path says when and why it went. A non-text note may be discarded (§2.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mbank.gates.documents import bank_path, require_document
+from mbank.model import Intent, JournalNotes, Plan, PlanOutcome
+from mbank.paths import refuse
+from mbank.plan import delete_document
+from mbank.reducers.create import text_argument
+from mbank.snapshot import Snapshot
+
+TOOL = "bank_discard"
+INBOX_LAYER = "inbox"
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """The gates of §11 in order, then the one delete op."""
+    arguments = intent.arguments
+    given = str(arguments.get("path", ""))
+    path = bank_path(snapshot, intent, given)
+    note = require_document(snapshot, intent, given, path)
+    if note.layer != INBOX_LAYER:
+        raise refuse(
+            "not-quarantined",
+            f"Only quarantined documents can be discarded; {path} is not in _inbox/. "
+            "Documents in the bank proper are removed by hand, deliberately.",
+        )
+    reason = text_argument(arguments, "reason")
+    if not reason:
+        raise refuse(
+            "reason-required",
+            "`reason` is required: a note is dropped on the record, or not at all.",
+        )
+    return PlanOutcome(
+        plan=Plan(TOOL, (delete_document(snapshot, path),)),
+        result={
+            "path": path,
+            "title": note.title,
+            "purpose": note.purpose,
+            "reason": reason,
+            "bytes": note.size,
+        },
+        notes=JournalNotes(reason=reason, title=note.title, purpose=note.purpose),
+    )
+
+
+def discard_result(
+    result: Mapping[str, Any],
+    applied: bool,
+    common: Mapping[str, Any],
+    warnings: tuple[str, ...],
+) -> dict[str, Any]:
+    """The `bank_discard` result in the spec's key order (§11); `warnings` only when any."""
+    out: dict[str, Any] = {
+        "path": result["path"],
+        "title": result["title"],
+        "purpose": result["purpose"],
+        "reason": result["reason"],
+        "discarded": applied,
+        "dryRun": common["dryRun"],
+        "bytes": result["bytes"],
+    }
+    if warnings:
+        out["warnings"] = list(warnings)
+    for key in ("diff", "journalId"):
+        if key in common:
+            out[key] = common[key]
+    return out
+
+
+def format_discard(result: Mapping[str, Any]) -> str:
+    """The human rendering of `mbank discard` (spec 04 §9.3)."""
+    verb = "WOULD DISCARD" if result["dryRun"] else "DISCARDED"
+    lines = [
+        f"{verb} {result['path']}  ({result['bytes']} bytes)",
+        f"title: {result['title']}",
+        f"reason: {result['reason']}",
+    ]
+    lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
+    if result["dryRun"]:
+        lines.append("--- diff ---")
+        text = "\n".join(lines) + "\n" + str(result.get("diff", ""))
+        return text if text.endswith("\n") else text + "\n"
+    if "journalId" in result:
+        lines.append(f"journal: {result['journalId']}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,202 @@
+"""Planning `bank_promote`: move a captured note out of `_inbox/` as a governed document.
+
+Pure (spec 03 §10). The note must be a quarantined text document and the destination a new
+path outside the quarantine; the destination passes the same governance as a created
+document, with the note itself not counted as an owner of its own keys. The frontmatter is
+rebuilt (only the fields §10 names are carried), the body keeps the note's prose with its H1
+retitled and its relative links rewritten for the new place, the destination is registered in
+the nearest index (no section index is built by a promotion), and the note is deleted. The
+journal record carries `from` and `to`, which later answers a read of the old path.
+
+Choices where the spec is silent:
+
+- An argument that is given (not null) is used even when blank, so a blank `title`,
+  `purpose` or `docKind` argument is refused rather than silently replaced by the note's.
+  The note's own title has the usual fallbacks (its H1, its file name).
+- A blank `status` argument means the default, `active`.
+- A leading byte-order mark of a note without frontmatter is not carried into the body.
+- A link from the note to itself is rewritten to point at the destination.
+- The relink warning names the link targets without their `#anchor` (the anchor is kept in
+  the rewritten link).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from mbank.gates.documents import bank_path, require_document, require_text
+from mbank.gates.governance import check_governance
+from mbank.gates.paths import check_new_document_path
+from mbank.model import AnyFileOp, Intent, JournalNotes, Plan, PlanOutcome
+from mbank.parse import URL_SCHEME, json_data, resolve_from, split_frontmatter
+from mbank.paths import refuse
+from mbank.plan import create_document, delete_document, document_text, replace_document
+from mbank.reducers.create import (
+    CANONICAL,
+    INBOX,
+    NO_INDEX,
+    format_written,
+    key_list,
+    list_argument,
+    preview,
+    require_title_and_purpose,
+)
+from mbank.reducers.frontmatter import frontmatter_block
+from mbank.reducers.registration import pick_index, register_line, relative_link
+from mbank.reducers.templates import TEMPLATES_FACT, instantiate, new_frontmatter, retitle
+from mbank.reducers.templates import template_source as find_template
+from mbank.snapshot import Snapshot
+
+TOOL = "bank_promote"
+INBOX_LAYER = "inbox"
+DEFAULT_STATUS = "active"
+
+_RELINK = re.compile(r"\]\(([^)\s]+\.md)((?:#[^)\s]*)?)\)")
+
+
+def _given(arguments: Mapping[str, Any], key: str, fallback: str) -> str:
+    value = arguments.get(key)
+    return value.strip() if isinstance(value, str) else fallback
+
+
+def relink(snapshot: Snapshot, source: str, destination: str, body: str) -> tuple[str, list[str]]:
+    """Rewrite the body's relative `.md` links for the destination; one warning per link.
+
+    A link is rewritten when it does not start with `/` or `#`, has no URL scheme, resolves
+    from the source to a document of the bank, and its path from the destination differs
+    (fenced code included, upstream parity).
+    """
+    warnings: list[str] = []
+
+    def rewrite(match: re.Match[str]) -> str:
+        target, anchor = match.group(1), match.group(2)
+        if target.startswith(("/", "#")) or URL_SCHEME.match(target):
+            return match.group(0)
+        where = resolve_from(source, target)
+        if where.external or where.resolved is None or where.resolved not in snapshot.docs:
+            return match.group(0)
+        resolved = destination if where.resolved == source else where.resolved
+        new = relative_link(destination, resolved)
+        if new == target:
+            return match.group(0)
+        warnings.append(f"Link rewritten for the new location: {target} -> {new}")
+        return f"]({new}{anchor})"
+
+    return _RELINK.sub(rewrite, body), warnings
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """The gates of §10 in order, then the plan: create, register, delete the note."""
+    arguments = intent.arguments
+    given = str(arguments.get("path", ""))
+    source = bank_path(snapshot, intent, given)
+    note = require_document(snapshot, intent, given, source)
+    if note.layer != INBOX_LAYER:
+        raise refuse(
+            "not-quarantined",
+            f"Only quarantined documents can be promoted; {source} is not in _inbox/.",
+        )
+    require_text(note)
+    destination = bank_path(snapshot, intent, str(arguments.get("to", "")))
+    if destination.startswith(INBOX):
+        raise refuse(
+            "stays-quarantined",
+            "Promotion must leave the quarantine; give a destination outside _inbox/.",
+        )
+    check_new_document_path(snapshot, intent, destination)
+    title = _given(arguments, "title", note.title)
+    purpose = _given(arguments, "purpose", note.purpose)
+    require_title_and_purpose(title, purpose)
+    doc_kind = _given(arguments, "docKind", note.doc_kind)
+    if not doc_kind:
+        raise refuse(
+            "doc-kind-required", "`docKind` is required: the captured note does not declare one."
+        )
+    status = _given(arguments, "status", "") or DEFAULT_STATUS
+    derived = list_argument(arguments, "derivedFrom")
+    derived_from = derived if derived is not None else [edge.raw for edge in note.derived_from]
+    keys = key_list(list_argument(arguments, "canonicalFor"))
+    canonical_for = keys if keys is not None else list(note.canonical_for)
+    must_not_define = key_list(list_argument(arguments, "mustNotDefine"))
+    warnings = list(
+        check_governance(
+            snapshot, destination, status, derived_from, canonical_for, doc_kind, exempt=source
+        )
+    )
+
+    template = find_template(snapshot, intent.facts.get(TEMPLATES_FACT, {}), doc_kind, destination)
+    base = instantiate(template.raw, template.path).base if template is not None else {}
+    body = split_frontmatter(document_text(snapshot, source)).body.lstrip("\ufeff").strip()
+    body = retitle(body or f"# {title}", title)
+    body, relinked = relink(snapshot, source, destination, body)
+    warnings.extend(relinked)
+    header = new_frontmatter(
+        title=title,
+        doc_kind=doc_kind,
+        doc_function=note.doc_function or CANONICAL,
+        purpose=purpose,
+        derived_from=derived_from,
+        canonical_for=canonical_for,
+        must_not_define=must_not_define,
+        status=status,
+        base=base,
+        today=intent.today,
+        warn_placeholders=False,
+    )
+    text = frontmatter_block(header.data) + body.rstrip() + "\n"
+
+    ops: list[AnyFileOp] = [create_document(destination, text)]
+    index = pick_index(snapshot, destination)
+    if index is None:
+        warnings.append(NO_INDEX)
+    else:
+        registered = register_line(
+            document_text(snapshot, index), index, destination, title, purpose
+        )
+        ops.append(replace_document(snapshot, index, registered))
+    ops.append(delete_document(snapshot, source))
+    return PlanOutcome(
+        plan=Plan(TOOL, tuple(ops)),
+        warnings=tuple(warnings),
+        result={
+            "from": source,
+            "to": destination,
+            "frontmatter": json_data(header.data),
+            "template": template.path if template is not None else None,
+            "registeredIn": [index] if index is not None else [],
+            "preview": preview(text),
+        },
+        notes=JournalNotes(from_=source, to=destination),
+    )
+
+
+def promote_result(
+    result: Mapping[str, Any],
+    applied: bool,
+    common: Mapping[str, Any],
+    warnings: tuple[str, ...],
+) -> dict[str, Any]:
+    """The `bank_promote` result in the spec's key order (§10)."""
+    out: dict[str, Any] = {
+        "from": result["from"],
+        "to": result["to"],
+        "promoted": applied,
+        "dryRun": common["dryRun"],
+        "frontmatter": result["frontmatter"],
+        "template": result["template"],
+        "registeredIn": list(result["registeredIn"]),
+        "warnings": list(warnings),
+        "preview": result["preview"],
+    }
+    for key in ("diff", "journalId"):
+        if key in common:
+            out[key] = common[key]
+    return out
+
+
+def format_promote(result: Mapping[str, Any]) -> str:
+    """The human rendering of `mbank promote` (spec 04 §9.3)."""
+    verb = "WOULD PROMOTE" if result["dryRun"] else "PROMOTED"
+    return format_written(result, f"{verb} {result['from']} -> {result['to']}")
