@@ -15,6 +15,7 @@ Both are pure functions of the snapshot (and of the index, a cache synced on ent
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import re
 from typing import Any
@@ -38,7 +39,6 @@ from mbank.model import Doc, LayerMap
 from mbank.search import (
     INBOX_LAYER,
     TEMPLATE_FUNCTION,
-    FieldRef,
     Header,
     RouteStats,
     SearchIndex,
@@ -373,7 +373,7 @@ Match = tuple[float, int, str]
 def _header_matches(index: SearchIndex, concept: Concept) -> dict[str, Match]:
     """Stemmed header word → the concept's best match on it (§3.4's `match_word` per variant)."""
     matches: dict[str, Match] = {}
-    postings = index.header_postings
+    postings = index.header_stems
 
     def offer(word: str, candidate: Match) -> None:
         current = matches.get(word)
@@ -406,11 +406,174 @@ def _field_match(stems: tuple[str, ...], matches: dict[str, Match]) -> Match | N
     return best
 
 
-class Scored(msgspec.Struct, frozen=True):
-    """A routed document before it becomes a result."""
+class Figures:
+    """Per-document figures of one snapshot and index state, computed once and reused.
 
-    path: str
-    score: float
+    Kept in `SearchIndex.memo`, which empties itself when the bank changes: length norms,
+    prior weights (plain, why-intent, filtered) and the BM25 values of each body form asked for.
+    """
+
+    def __init__(self, snapshot: Snapshot, index: SearchIndex, stats: RouteStats) -> None:
+        self.snapshot = snapshot
+        self.index = index
+        self.stats = stats
+        self.forms = index.route_forms()
+        docs = index.docs
+        self.body_norm = {
+            path: K1 * (1 - B + B * docs[path].length / stats.avgdl) for path in index.routable
+        }
+        self.purpose_norm = {
+            path: 0.75 + 0.25 * len(docs[path].header.purpose.words) / stats.avg_purpose
+            for path in index.routable
+        }
+        self.title_norm = {
+            path: 0.75 + 0.25 * len(docs[path].header.title.words) / stats.avg_title
+            for path in index.routable
+        }
+        self._priors: dict[tuple[bool, str | None, str | None], dict[str, float]] = {}
+        self._bm25: dict[str, tuple[float, dict[str, float]]] = {}
+
+    def priors(self, why: bool, kind: str | None, layer: str | None) -> dict[str, float]:
+        """Layer weight × status weight of every routable document passing the filters."""
+        key = (why, kind, layer)
+        found = self._priors.get(key)
+        if found is None:
+            weights = _why_adjusted(route_layer_weights(self.snapshot.layers), why)
+            found = {}
+            for path in sorted(self.index.routable):
+                doc = self.snapshot.docs[path]
+                if (kind is None or doc.doc_kind == kind) and (layer is None or doc.layer == layer):
+                    found[path] = weights.get(doc.layer, 1.0) * status_weight(doc.status)
+            self._priors[key] = found
+        return found
+
+    def bm25(self, form: str) -> tuple[float, dict[str, float]]:
+        """idf of a body form and, per routable document holding it, idf·tf·(k1+1)/(tf+norm)."""
+        found = self._bm25.get(form)
+        if found is None:
+            frequencies = _term_frequencies(
+                self.index, self.forms.get(form, ()), self.index.routable
+            )
+            df = len(frequencies)
+            idf = math.log(1 + (self.stats.n - df + 0.5) / (df + 0.5))
+            weight = idf * (K1 + 1)
+            norm = self.body_norm
+            found = (
+                idf,
+                {path: weight * tf / (tf + norm[path]) for path, tf in frequencies.items()},
+            )
+            self._bm25[form] = found
+        return found
+
+
+def figures(snapshot: Snapshot, index: SearchIndex) -> Figures:
+    """The `Figures` of this snapshot, from the index's memo or computed now."""
+    memo = index.memo(snapshot)
+    found = memo.get("route")
+    if not isinstance(found, Figures):
+        found = Figures(snapshot, index, index.route_stats())
+        memo["route"] = found
+    return found
+
+
+def _add_into(total: dict[Any, float], values: dict[Any, float]) -> None:
+    if not total:
+        total.update(values)
+        return
+    get = total.get
+    for key, value in values.items():
+        total[key] = get(key, 0.0) + value
+
+
+def _header_values(
+    index: SearchIndex, fig: Figures, all_matches: list[dict[str, Match]]
+) -> dict[str, float]:
+    """H = C + 3P + 2T + S of every routable document with a header match (§3.9 step 1)."""
+    purpose_sum: dict[str, float] = {}
+    title_sum: dict[str, float] = {}
+    key_sum: dict[tuple[str, int], float] = {}
+    section_sum: dict[tuple[str, int], float] = {}
+    for matches in all_matches:
+        if not matches:
+            continue
+        # ascending, so a higher value (or an earlier variant on a tie) overwrites: the max
+        ordered = sorted(matches.items(), key=lambda item: item[1])
+        purpose: dict[str, float] = {}
+        title: dict[str, float] = {}
+        keys: dict[tuple[str, int], float] = {}
+        sections: dict[tuple[str, int], float] = {}
+        for word, (value, _position, _shown) in ordered:
+            holders = index.purpose_postings.get(word)
+            if holders:
+                purpose.update(dict.fromkeys(holders, value))
+            holders = index.title_postings.get(word)
+            if holders:
+                title.update(dict.fromkeys(holders, value))
+            for positions_of, target in (
+                (index.key_postings, keys),
+                (index.section_postings, sections),
+            ):
+                by_path = positions_of.get(word)
+                if by_path:
+                    for path, positions in by_path.items():
+                        for position in positions:
+                            target[(path, position)] = value
+        _add_into(purpose_sum, purpose)
+        _add_into(title_sum, title)
+        _add_into(key_sum, keys)
+        _add_into(section_sum, sections)
+
+    purpose_norm, title_norm = fig.purpose_norm, fig.title_norm
+    values = {
+        path: PURPOSE_WEIGHT * total / purpose_norm[path] for path, total in purpose_sum.items()
+    }
+    get = values.get
+    for path, total in title_sum.items():
+        values[path] = get(path, 0.0) + TITLE_WEIGHT * total / title_norm[path]
+    best_key: dict[str, float] = {}
+    docs = index.docs
+    for (path, position), total in key_sum.items():
+        value = total / len(docs[path].header.keys[position].stems) * CANONICAL_WEIGHT
+        if value > best_key.get(path, 0.0):
+            best_key[path] = value
+    best_section: dict[str, float] = {}
+    for (path, _position), total in section_sum.items():
+        if total > best_section.get(path, 0.0):
+            best_section[path] = total * SECTION_WEIGHT
+    for extra in (best_key, best_section):
+        for path, value in extra.items():
+            values[path] = get(path, 0.0) + value
+    return values
+
+
+def _body_values(fig: Figures, concepts: list[Concept]) -> tuple[dict[str, float], list[float]]:
+    """B = Σ_c B_c per routable document (§3.9 step 2), and each concept's idf_c."""
+    total: dict[str, float] = {}
+    concept_idf: list[float] = []
+    for concept in concepts:
+        best: dict[str, float] | None = None
+        shared = False
+        idf_concept = 0.0
+        for variant in concept.body:
+            idf, values = fig.bm25(variant.form)
+            idf_concept = max(idf_concept, idf)
+            if not values:
+                continue
+            if variant.discount != 1.0:
+                values = {path: value * variant.discount for path, value in values.items()}
+            if best is None:
+                best, shared = values, variant.discount == 1.0
+                continue
+            if shared:
+                best, shared = dict(best), False
+            get = best.get
+            for path, value in values.items():
+                if value > get(path, 0.0):
+                    best[path] = value
+        concept_idf.append(idf_concept)
+        if best:
+            _add_into(total, best)
+    return total, concept_idf
 
 
 def route(
@@ -438,120 +601,62 @@ def route(
     stats = index.route_stats()
     if not concepts or stats.n == 0:
         return empty
-    routable = index.routable
-    docs = index.docs
+    fig = figures(snapshot, index)
 
-    # Header evidence: Σ_c v_c per (document, field), through the header postings.
-    field_sums: dict[tuple[str, FieldRef], float] = {}
-    all_matches: list[dict[str, Match]] = []
-    for concept in concepts:
-        matches = _header_matches(index, concept)
-        all_matches.append(matches)
-        best: dict[tuple[str, FieldRef], float] = {}
-        for word, (value, _position, _shown) in matches.items():
-            for path, refs in index.header_postings[word].items():
-                if path not in routable:
-                    continue
-                for ref in refs:
-                    slot = (path, ref)
-                    if value > best.get(slot, 0.0):
-                        best[slot] = value
-        for slot, value in best.items():
-            field_sums[slot] = field_sums.get(slot, 0.0) + value
+    all_matches = [_header_matches(index, concept) for concept in concepts]
+    header_value = _header_values(index, fig, all_matches)
+    body_value, concept_idf = _body_values(fig, concepts)
+    idf_total = sum(concept_idf)
 
-    header_parts: dict[str, list[float]] = {}  # path -> [C, P, T, S]
-    for (path, (field_kind, position)), total in field_sums.items():
-        parts = header_parts.setdefault(path, [0.0, 0.0, 0.0, 0.0])
-        header = docs[path].header
-        if field_kind == "k":
-            value = total / len(header.keys[position].stems) * CANONICAL_WEIGHT
-            parts[0] = max(parts[0], value)
-        elif field_kind == "p":
-            norm = 0.75 + 0.25 * len(header.purpose.words) / stats.avg_purpose
-            parts[1] = total / norm
-        elif field_kind == "t":
-            norm = 0.75 + 0.25 * len(header.title.words) / stats.avg_title
-            parts[2] = total / norm
-        else:
-            parts[3] = max(parts[3], total)
-
-    # Body evidence: BM25 over the search postings, each concept by its best variant.
-    forms = index.route_forms()
-    idf_total = 0.0
-    body_total: dict[str, float] = {}
-    variant_idf: list[list[float]] = []
-    for concept in concepts:
-        idf_concept = 0.0
-        idfs: list[float] = []
-        best_body: dict[str, float] = {}
-        for variant in concept.body:
-            frequencies = _term_frequencies(index, forms.get(variant.form, ()), routable)
-            df = len(frequencies)
-            idf = math.log(1 + (stats.n - df + 0.5) / (df + 0.5))
-            idfs.append(idf)
-            idf_concept = max(idf_concept, idf)
-            weight = variant.discount * idf * (K1 + 1)
-            for path, tf in frequencies.items():
-                norm = K1 * (1 - B + B * docs[path].length / stats.avgdl)
-                value = weight * tf / (tf + norm)
-                if value > best_body.get(path, 0.0):
-                    best_body[path] = value
-        variant_idf.append(idfs)
-        idf_total += idf_concept
-        for path, value in best_body.items():
-            body_total[path] = body_total.get(path, 0.0) + value
-    concept_idf = [max(idfs) for idfs in variant_idf]
-
-    why_intent = is_why(question)
-    weights = _why_adjusted(route_layer_weights(snapshot.layers), why_intent)
-    n = len(concepts)
-    scored: list[Scored] = []
-    for path in header_parts.keys() | body_total.keys():
-        doc = snapshot.docs[path]
-        if _excluded(doc, kind, layer):
-            continue
-        found = header_parts.get(path)
-        header_value = (
-            found[0] + PURPOSE_WEIGHT * found[1] + TITLE_WEIGHT * found[2] + found[3]
-            if found is not None
-            else 0.0
-        )
-        evidence = header_value / (11 * n) + BODY_SHARE * body_total.get(path, 0.0) / (
-            (K1 + 1) * idf_total
-        )
-        if evidence <= 0:
-            continue
-        prior = weights.get(doc.layer, 1.0) * status_weight(doc.status)
-        scored.append(Scored(path, round_half_up(evidence * prior, 4)))
-    if not scored:
+    prior = fig.priors(is_why(question), kind, layer)
+    header_scale = 1 / (11 * len(concepts))
+    body_scale = BODY_SHARE / ((K1 + 1) * idf_total)
+    header_get, body_get = header_value.get, body_value.get
+    raw = {
+        path: (header_get(path, 0.0) * header_scale + body_get(path, 0.0) * body_scale) * weight
+        for path in header_value.keys() | body_value.keys()
+        if (weight := prior.get(path)) is not None
+    }
+    if not raw:
         return empty
-    scored.sort(key=lambda item: (-item.score, item.path))
+    ranked = _top(raw, max(limit, 1))
 
-    top = scored[0].path
+    top = ranked[0][1]
     covered = sum(
         concept_idf[position]
         for position, concept in enumerate(concepts)
-        if _covers(index, forms, concept, all_matches[position], top)
+        if _covers(index, fig.forms, concept, all_matches[position], top)
     )
     if covered < COVERAGE_MIN * idf_total:
         return empty
 
     results = [
         _result(
-            snapshot.docs[item.path],
-            item.score,
-            _final_why(
-                index, forms, concepts, all_matches, variant_idf, stats, snapshot.docs[item.path]
-            ),
+            snapshot.docs[path],
+            score,
+            _final_why(index, fig, concepts, all_matches, snapshot.docs[path]),
         )
-        for item in scored[: max(limit, 0)]
+        for score, path in ranked[: max(limit, 0)]
     ]
-    outcome: dict[str, Any] = {"results": results}
     if not results:
         return empty
+    outcome: dict[str, Any] = {"results": results}
     if names and len(unknown) == len(names):
         outcome["hint"] = never
     return outcome
+
+
+def _top(raw: dict[str, float], count: int) -> list[tuple[float, str]]:
+    """The first `count` of (score rounded to 4 places, path), by score then path.
+
+    Rounding is monotonic, so only documents whose raw score reaches the rounded `count`-th
+    best minus one unit of the last place can tie with or beat it; only those are rounded.
+    """
+    best = heapq.nlargest(count, raw.values())
+    floor = round_half_up(best[-1], 4) - 0.0001
+    near = [(round_half_up(value, 4), path) for path, value in raw.items() if value >= floor]
+    near.sort(key=lambda item: (-item[0], item[1]))
+    return near[:count]
 
 
 def _term_frequencies(
@@ -589,17 +694,13 @@ def _covers(
 
 def _final_why(
     index: SearchIndex,
-    forms: dict[str, tuple[str, ...]],
+    fig: Figures,
     concepts: list[Concept],
     all_matches: list[dict[str, Match]],
-    variant_idf: list[list[float]],
-    stats: RouteStats,
     doc: Doc,
 ) -> list[str]:
     """§3.7's parts for one routed document, plus `body matches "<terms>"` (§3.9 step 7)."""
-    path = doc.path
-    info = index.docs[path]
-    header: Header = info.header
+    header: Header = index.docs[doc.path].header
 
     def field(stems: tuple[str, ...]) -> tuple[float, list[str]]:
         total = 0.0
@@ -626,14 +727,10 @@ def _final_why(
         if value > section_value:
             section_value, section_title = value, section.text
     body_terms: list[str] = []
-    for position, concept in enumerate(concepts):
+    for concept in concepts:
         best_value, shown = 0.0, ""
-        for variant, idf in zip(concept.body, variant_idf[position], strict=True):
-            tf = _tf_in(index, forms.get(variant.form, ()), path)
-            if tf == 0:
-                continue
-            norm = K1 * (1 - B + B * info.length / stats.avgdl)
-            value = variant.discount * idf * tf * (K1 + 1) / (tf + norm)
+        for variant in concept.body:
+            value = fig.bm25(variant.form)[1].get(doc.path, 0.0) * variant.discount
             if value > best_value:
                 best_value, shown = value, variant.shown
         if best_value > 0:

@@ -11,6 +11,7 @@ last. Everything else here is a pure function of the snapshot and the index.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import re
 from collections import Counter
@@ -150,27 +151,6 @@ def header_of(doc: Doc) -> Header:
     )
 
 
-# A header field is addressed as (kind, position): kind "k" canonical key, "p" purpose,
-# "t" title, "s" section.
-FieldRef = tuple[str, int]
-
-
-def _header_refs(header: Header) -> dict[str, list[FieldRef]]:
-    refs: dict[str, list[FieldRef]] = {}
-
-    def add(words: tuple[str, ...], ref: FieldRef) -> None:
-        for word in dict.fromkeys(words):
-            refs.setdefault(word, []).append(ref)
-
-    for position, key in enumerate(header.keys):
-        add(key.stems, ("k", position))
-    add(header.purpose.stems, ("p", 0))
-    add(header.title.stems, ("t", 0))
-    for position, section in enumerate(header.sections):
-        add(section.stems, ("s", position))
-    return refs
-
-
 def _header_raw_words(header: Header) -> set[str]:
     words: set[str] = set()
     for field in (*header.keys, header.purpose, header.title, *header.sections):
@@ -224,9 +204,15 @@ class SearchIndex:
         self.bodies: dict[str, str] = {}
         self.docs: dict[str, DocInfo] = {}
         self.routable: set[str] = set()
-        # stemmed header word -> path -> the fields holding it
-        self.header_postings: dict[str, dict[str, tuple[FieldRef, ...]]] = {}
-        # §3.3 header word (unstemmed) -> paths holding it in any header field
+        # Header postings of the routable documents, by field kind, over stemmed words:
+        # purpose and title -> paths; canonical keys and sections -> path -> positions.
+        self.purpose_postings: dict[str, set[str]] = {}
+        self.title_postings: dict[str, set[str]] = {}
+        self.key_postings: dict[str, dict[str, tuple[int, ...]]] = {}
+        self.section_postings: dict[str, dict[str, tuple[int, ...]]] = {}
+        # stemmed header word -> number of (routable document, field kind) postings holding it
+        self.header_stems: dict[str, int] = {}
+        # §3.3 header word (unstemmed) -> paths holding it in any header field (every document)
         self.header_words: dict[str, set[str]] = {}
         self.version = 0
         self._synced: Snapshot | None = None
@@ -237,6 +223,8 @@ class SearchIndex:
         self._stats: RouteStats | None = None
         self._vocab_sorted: list[str] | None = None
         self._bridge: dict[str, tuple[str, ...]] | None = None
+        self._memo_for: tuple[Snapshot | None, int] = (None, -1)
+        self._memo: dict[str, Any] = {}
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -256,13 +244,9 @@ class SearchIndex:
                     self._remove(path)
                 self._add(path, doc, snapshot.raw.get(path, ""), key)
                 touched += 1
-            routable = is_routable(doc)
-            if routable != (path in self.routable):
-                if routable:
-                    self.routable.add(path)
-                else:
-                    self.routable.discard(path)
-                self.version += 1
+            # a layer table edit can make a document (un)routable without touching it
+            if is_routable(doc) != (path in self.routable):
+                self._set_routable(path, path not in self.routable)
         self._synced = snapshot
         return touched
 
@@ -283,9 +267,6 @@ class SearchIndex:
             if "-" not in token and "_" not in token and len(token) > 1 and token not in ROUTE_STOP
         )
         header = header_of(doc)
-        for word, refs in _header_refs(header).items():
-            self.header_postings.setdefault(word, {})[path] = tuple(refs)
-            self._sorted_header_stems = None
         for word in _header_raw_words(header):
             self.header_words.setdefault(word, set()).add(path)
         self.docs[path] = DocInfo(key, header, length)
@@ -294,10 +275,11 @@ class SearchIndex:
         self.version += 1
 
     def _remove(self, path: str) -> None:
+        if path in self.routable:
+            self._set_routable(path, False)
         info = self.docs.pop(path)
         body = self.bodies.pop(path)
         self.indexed.pop(path, None)
-        self.routable.discard(path)
         for token in body_counts(body):
             holders = self.postings.get(token)
             if holders is not None:
@@ -305,13 +287,6 @@ class SearchIndex:
                 if not holders:
                     del self.postings[token]
                     self._sorted_tokens = None
-        for word in _header_refs(info.header):
-            holders_refs = self.header_postings.get(word)
-            if holders_refs is not None:
-                holders_refs.pop(path, None)
-                if not holders_refs:
-                    del self.header_postings[word]
-                    self._sorted_header_stems = None
         for word in _header_raw_words(info.header):
             paths = self.header_words.get(word)
             if paths is not None:
@@ -319,6 +294,70 @@ class SearchIndex:
                 if not paths:
                     del self.header_words[word]
         self.version += 1
+
+    def _set_routable(self, path: str, routable: bool) -> None:
+        """Add a document's header to the field postings, or take it out."""
+        header = self.docs[path].header
+        words: list[str] = []
+        for paths_of, stems in (
+            (self.purpose_postings, header.purpose.stems),
+            (self.title_postings, header.title.stems),
+        ):
+            for word in dict.fromkeys(stems):
+                words.append(word)
+                if routable:
+                    paths_of.setdefault(word, set()).add(path)
+                else:
+                    holders = paths_of.get(word)
+                    if holders is not None:
+                        holders.discard(path)
+                        if not holders:
+                            del paths_of[word]
+        for positions_of, fields in (
+            (self.key_postings, header.keys),
+            (self.section_postings, header.sections),
+        ):
+            where: dict[str, list[int]] = {}
+            for position, field in enumerate(fields):
+                for word in dict.fromkeys(field.stems):
+                    where.setdefault(word, []).append(position)
+            for word, positions in where.items():
+                words.append(word)
+                if routable:
+                    positions_of.setdefault(word, {})[path] = tuple(positions)
+                else:
+                    by_path = positions_of.get(word)
+                    if by_path is not None:
+                        by_path.pop(path, None)
+                        if not by_path:
+                            del positions_of[word]
+        counts = self.header_stems
+        for word in words:
+            count = counts.get(word, 0) + (1 if routable else -1)
+            if count > 0:
+                if word not in counts:
+                    self._sorted_header_stems = None
+                counts[word] = count
+            else:
+                counts.pop(word, None)
+                self._sorted_header_stems = None
+        if routable:
+            self.routable.add(path)
+        else:
+            self.routable.discard(path)
+        self.version += 1
+
+    def memo(self, snapshot: Snapshot) -> dict[str, Any]:
+        """A scratch dict for figures derived from this snapshot and this index state.
+
+        Readers keep per-document weights and norms here; it is emptied whenever the index
+        changes or a different snapshot is passed, so nothing stale survives.
+        """
+        owner, version = self._memo_for
+        if owner is not snapshot or version != self.version:
+            self._memo_for = (snapshot, self.version)
+            self._memo = {}
+        return self._memo
 
     # -- lookups ----------------------------------------------------------------------------
 
@@ -339,9 +378,9 @@ class SearchIndex:
         return _with_prefix(self.sorted_tokens(), prefix)
 
     def header_stems_with_prefix(self, prefix: str) -> list[str]:
-        """Every stemmed header word starting with `prefix`, sorted."""
+        """Every stemmed header word of a routable document starting with `prefix`, sorted."""
         if self._sorted_header_stems is None:
-            self._sorted_header_stems = sorted(self.header_postings)
+            self._sorted_header_stems = sorted(self.header_stems)
         return _with_prefix(self._sorted_header_stems, prefix)
 
     def _refresh_derived(self) -> None:
@@ -425,67 +464,181 @@ def _with_prefix(ordered: list[str], prefix: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def excerpt_pattern(terms: list[str]) -> re.Pattern[str] | None:
-    """One alternation of the excerpt terms, to find the lines worth scoring in one pass."""
-    alternatives = sorted({term for term in terms if term}, key=len, reverse=True)
-    if not alternatives:
-        return None
-    return re.compile("|".join(re.escape(term) for term in alternatives))
-
-
 def excerpt_of(
-    text: str,
-    body_offset: int,
-    terms: list[str],
-    lowered_body: str | None = None,
-    pattern: re.Pattern[str] | None = None,
+    text: str, body_offset: int, terms: list[str], lowered_body: str | None = None
 ) -> tuple[str, int]:
     """The body line holding the most excerpt terms, and its 1-based line (§4.5).
 
-    `lowered_body` is the lower-cased body (the index keeps it) and `pattern` the terms'
-    alternation; only lines where some term occurs are scored, which picks the same line as
-    scoring every line (terms hold no newline, so every such line has a match of its own).
+    `lowered_body` is the lower-cased body (the index keeps it). Each term is found with
+    `str.find`, jumping to the next line after a hit, so only lines holding a term are
+    scored; blank lines hold none. The first line with the highest score wins.
     """
-    if lowered_body is None:
-        lowered_body = "\n".join(text.split("\n")[body_offset:]).lower()
-    if pattern is None:
-        pattern = excerpt_pattern(terms)
-        if pattern is None:
-            return "", 0
+    body = (
+        lowered_body
+        if lowered_body is not None
+        else "\n".join(text.split("\n")[body_offset:]).lower()
+    )
+    held: dict[int, int] = {}  # line start offset -> number of terms it contains
+    for term in dict.fromkeys(terms):
+        if not term:
+            continue
+        position = body.find(term)
+        while position != -1:
+            start = body.rfind("\n", 0, position) + 1
+            held[start] = held.get(start, 0) + 1
+            end = body.find("\n", position)
+            if end == -1:
+                break
+            position = body.find(term, end + 1)
     best_score = 0.0
-    best_index = -1
-    line_index = 0
-    counted_to = 0
-    search_from = 0
-    while True:
-        match = pattern.search(lowered_body, search_from)
-        if match is None:
-            break
-        position = match.start()
-        line_index += lowered_body.count("\n", counted_to, position)
-        counted_to = position
-        start = lowered_body.rfind("\n", 0, position) + 1
-        end = lowered_body.find("\n", position)
-        line = lowered_body[start:] if end == -1 else lowered_body[start:end]
-        score: float = sum(1 for term in terms if term in line)
-        if line.lstrip().startswith("#"):
-            score *= 0.9
+    best_start = -1
+    for start in sorted(held):
+        score: float = held[start]
+        if body.startswith("#", start) or body[start : start + 64].lstrip().startswith("#"):
+            end = body.find("\n", start)
+            line = body[start:] if end == -1 else body[start:end]
+            if line.lstrip().startswith("#"):
+                score *= 0.9
         if score > best_score:
-            best_score, best_index = score, line_index
-        if end == -1:
-            break
-        search_from = end + 1
-    if best_index < 0:
+            best_score, best_start = score, start
+    if best_start < 0:
         return "", 0
-    number = body_offset + best_index + 1
+    number = body_offset + body.count("\n", 0, best_start) + 1
     excerpt = text.split("\n")[number - 1].strip()
     if len(excerpt) > EXCERPT_MAX:
         excerpt = excerpt[: EXCERPT_MAX - 3] + "..."
     return excerpt, number
 
 
+_SEARCH_RUN = re.compile(r"[a-z0-9_\u0400-\u04ff-]+")
+
+
+def phrase_holders(index: SearchIndex, phrase: str, candidates: set[str]) -> set[str]:
+    """The candidates whose lower-cased body contains `phrase` (for the +25 of §4.4 step 5).
+
+    A word run of the phrase with a separator before it starts a token wherever the phrase
+    occurs: a body holding the phrase holds that run as a token (trimmed of `-`/`_`), or a
+    token starting with it when the run ends the phrase. Only the holders of the rarest such
+    run are scanned; the answer is the same as scanning every candidate.
+    """
+    options: list[set[str]] = []
+    for run in _SEARCH_RUN.finditer(phrase):
+        word = run.group().strip("-_")
+        if run.start() == 0 or len(word) < 2:
+            continue
+        last = run.end() == len(phrase)
+        tokens = _with_prefix(index.sorted_tokens(), word) if last else [word]
+        holders: set[str] = set()
+        for token in tokens:
+            holders.update(index.postings.get(token, ()))
+        options.append(holders)
+    narrowed = min(options, key=len) & candidates if options else candidates
+    bodies = index.bodies
+    return {path for path in narrowed if phrase in bodies.get(path, "")}
+
+
 def _empty() -> dict[str, Any]:
     return {"results": [], "hint": SEARCH_HINT}
+
+
+class SearchMeta:
+    """What search needs of every document of one snapshot, gathered once per bank state.
+
+    Lower-cased titles and purposes are joined into one string per field, so "which titles
+    contain this text" is one scan in C rather than a loop over thousands of documents.
+    """
+
+    SEPARATOR = "\x00"
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.paths = list(snapshot.docs)
+        self.searchable = {
+            path
+            for path, doc in snapshot.docs.items()
+            if doc.doc_function != TEMPLATE_FUNCTION and doc.layer != INBOX_LAYER
+        }
+        self.archived = {path for path, doc in snapshot.docs.items() if doc.status == "archived"}
+        self._fields: dict[str, tuple[str, list[int]]] = {}
+        self._containing: dict[tuple[str, str], frozenset[str]] = {}
+        self._allowed: dict[tuple[str | None, str | None, str | None], set[str]] = {}
+
+    def allowed(self, kind: str | None, layer: str | None, status: str | None) -> set[str]:
+        """The searchable documents passing the exact `docKind`/`layer`/`status` filters."""
+        key = (kind, layer, status)
+        found = self._allowed.get(key)
+        if found is None:
+            if key == (None, None, None):
+                found = self.searchable
+            else:
+                docs = self.snapshot.docs
+                found = {
+                    path
+                    for path in self.searchable
+                    if (kind is None or docs[path].doc_kind == kind)
+                    and (layer is None or docs[path].layer == layer)
+                    and (status is None or docs[path].status == status)
+                }
+            self._allowed[key] = found
+        return found
+
+    def _field(self, name: str) -> tuple[str, list[int]]:
+        found = self._fields.get(name)
+        if found is None:
+            texts = [getattr(doc, name).lower() for doc in self.snapshot.docs.values()]
+            starts: list[int] = []
+            position = 0
+            for text in texts:
+                starts.append(position)
+                position += len(text) + 1
+            found = (self.SEPARATOR.join(texts), starts)
+            self._fields[name] = found
+        return found
+
+    def containing(self, name: str, text: str) -> frozenset[str]:
+        """The documents whose lower-cased `title` or `purpose` contains `text`."""
+        key = (name, text)
+        found = self._containing.get(key)
+        if found is None:
+            if not text:
+                found = frozenset(self.paths)
+            elif self.SEPARATOR in text:
+                docs = self.snapshot.docs
+                found = frozenset(p for p in self.paths if text in getattr(docs[p], name).lower())
+            else:
+                blob, starts = self._field(name)
+                hits: set[str] = set()
+                position = blob.find(text)
+                while position != -1:
+                    hits.add(self.paths[bisect.bisect_right(starts, position) - 1])
+                    position = blob.find(text, position + 1)
+                found = frozenset(hits)
+            self._containing[key] = found
+        return found
+
+
+def search_meta(snapshot: Snapshot, index: SearchIndex) -> SearchMeta:
+    """The `SearchMeta` of this snapshot, from the index's memo or gathered now."""
+    memo = index.memo(snapshot)
+    found = memo.get("search")
+    if not isinstance(found, SearchMeta):
+        found = SearchMeta(snapshot)
+        memo["search"] = found
+    return found
+
+
+def _best(scores: dict[str, float], count: int) -> list[tuple[float, str]]:
+    """The first `count` of (score rounded to 1 place, path), by score then path.
+
+    Rounding is monotonic: only scores reaching the rounded `count`-th best minus one unit of
+    the last place can tie with or beat it, so only those are rounded and sorted.
+    """
+    if count <= 0 or not scores:
+        return []
+    floor = round_half_up(heapq.nlargest(count, scores.values())[-1], 1) - 0.1
+    near = [(round_half_up(value, 1), path) for path, value in scores.items() if value >= floor]
+    near.sort(key=lambda item: (-item[0], item[1]))
+    return near[:count]
 
 
 def search(
@@ -537,64 +690,68 @@ def search(
                 variants.append(part)
         concepts.append(variants)
 
+    meta = search_meta(snapshot, index)
+    allowed = meta.allowed(kind, layer, status)
     counts: dict[str, int] = {}
     for token, weight in weighted:
-        for path, count in postings.get(token, {}).items():
-            counts[path] = counts.get(path, 0) + count * weight
+        holders = postings.get(token)
+        if not holders:
+            continue
+        if not counts:
+            counts = {path: count * weight for path, count in holders.items() if path in allowed}
+            continue
+        get = counts.get
+        for path, count in holders.items():
+            if path in allowed:
+                counts[path] = get(path, 0) + count * weight
     if not counts:
         return _empty()
 
-    holders: list[set[str]] = []
+    holders_of: list[set[str]] = []
     for variants in concepts:
         found: set[str] = set()
         for variant in variants:
             found.update(postings.get(variant, ()))
-        holders.append(found)
-    all_concepts = set.intersection(*holders) if holders else set()
+        holders_of.append(found)
+    complete = set.intersection(*holders_of) & counts.keys()
 
-    ranked: list[tuple[int, float, str, int]] = []
-    for path, count in counts.items():
-        doc = snapshot.docs.get(path)
-        if doc is None or doc.doc_function == TEMPLATE_FUNCTION or doc.layer == INBOX_LAYER:
-            continue
-        if kind is not None and doc.doc_kind != kind:
-            continue
-        if layer is not None and doc.layer != layer:
-            continue
-        if status is not None and doc.status != status:
-            continue
-        score = count / 10
-        if " " in phrase and phrase in index.bodies.get(path, ""):
-            score += 25
-        title = doc.title.lower()
-        if phrase in title:
-            score += 15
-        elif any(form in title for form in translated):
-            score += 15 * CROSS_LANGUAGE_DISCOUNT
-        purpose = doc.purpose.lower()
-        if phrase in purpose:
-            score += 10
-        elif any(form in purpose for form in translated):
-            score += 10 * CROSS_LANGUAGE_DISCOUNT
-        if doc.status == "archived":
-            score *= 0.3
-        group = 0 if path in all_concepts else 1
-        ranked.append((group, round_half_up(score, 1), path, count))
+    base = {path: count / 10 for path, count in counts.items()}
+    for field, whole, translated_bonus in (
+        ("title", 15.0, 15 * CROSS_LANGUAGE_DISCOUNT),
+        ("purpose", 10.0, 10 * CROSS_LANGUAGE_DISCOUNT),
+    ):
+        exact = meta.containing(field, phrase)
+        for path in exact & base.keys():
+            base[path] += whole
+        if translated:
+            crossing: set[str] = set()
+            for form in dict.fromkeys(translated):
+                crossing.update(meta.containing(field, form))
+            for path in (crossing - exact) & base.keys():
+                base[path] += translated_bonus
+    if " " in phrase:
+        for path in phrase_holders(index, phrase, set(base)):
+            base[path] += 25
+    factor = {path: 0.3 for path in meta.archived & base.keys()}
+
+    ranked: list[tuple[float, str]] = []
+    for group in (complete, base.keys() - complete):
+        need = max(limit, 0) - len(ranked)
+        if need <= 0:
+            break
+        ranked += _best({path: base[path] * factor.get(path, 1.0) for path in group}, need)
     if not ranked:
         return _empty()
-    ranked.sort(key=lambda item: (item[0], -item[1], item[2]))
 
     excerpt_terms = list(dict.fromkeys(term.lower() for term in (*primary, *translated)))
-    pattern = excerpt_pattern(excerpt_terms)
     results: list[dict[str, Any]] = []
-    for _group, score, path, count in ranked[: max(limit, 0)]:
+    for score, path in ranked:
         doc = snapshot.docs[path]
         excerpt, line = excerpt_of(
             snapshot.raw.get(path, ""),
             doc.body_offset,
             excerpt_terms,
             index.bodies.get(path),
-            pattern,
         )
         results.append(
             {
@@ -606,11 +763,9 @@ def search(
                 "score": score,
                 "excerpt": excerpt,
                 "line": line,
-                "hits": int(round_half_up(count / 10, 0)),
+                "hits": int(round_half_up(counts[path] / 10, 0)),
             }
         )
-    if not results:
-        return _empty()
     return {"results": results}
 
 

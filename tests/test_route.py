@@ -7,6 +7,7 @@ bridge, the no-answer rules) on `route`.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -591,3 +592,219 @@ def test_routing_never_returns_a_template_or_an_inbox_note_on_a_real_bank(
         for item in route(snapshot, index, title, limit=25)["results"]:
             doc = snapshot.docs[item["path"]]
             assert doc.doc_function != "template" and doc.layer != "inbox"
+
+
+# --------------------------------------------------------------------------------------------
+# The fast paths equal a plain transcription of §3.9
+# --------------------------------------------------------------------------------------------
+
+
+_REFERENCE: dict[int, tuple[Snapshot, Any]] = {}
+
+
+def _reference_data(snapshot: Snapshot) -> Any:
+    """Per-snapshot inputs of `reference_route`: routable docs, stemmed fields, body tf."""
+    from collections import Counter
+
+    from mbank.lang import hstem, tokenize
+    from mbank.parse import split_frontmatter
+    from mbank.search import is_routable, route_form
+
+    cached = _REFERENCE.get(id(snapshot))
+    if cached is not None and cached[0] is snapshot:
+        return cached[1]
+    index = SearchIndex()
+    index.sync(snapshot)
+    docs = [doc for doc in snapshot.docs.values() if is_routable(doc)]
+
+    def stem(text: str) -> list[str]:
+        return [hstem(w) for w in tokenize(text)]
+
+    fields = {}
+    tf: dict[str, Counter[str]] = {}
+    for doc in docs:
+        fields[doc.path] = (
+            [(key, stem(key)) for key in doc.canonical_for],
+            stem(doc.purpose),
+            stem(doc.title),
+            [(section.title, stem(section.title)) for section in doc.sections],
+        )
+        body = split_frontmatter(snapshot.raw[doc.path]).body
+        tf[doc.path] = Counter(route_form(t) for t in tokenize(body))
+    data = (index, docs, fields, tf)
+    _REFERENCE[id(snapshot)] = (snapshot, data)
+    return data
+
+
+def reference_route(
+    snapshot: Snapshot, question: str, limit: int = 5, kind: str | None = None
+) -> dict[str, Any]:
+    """§3.9 written out per document: bodies tokenised here, every field matched by loops."""
+    from mbank.lang import is_why
+    from mbank.route import bank_mentions, build_concepts, status_weight
+    from mbank.search import round_half_up as half_up
+
+    index, docs, fields, tf = _reference_data(snapshot)
+    names = named_terms(question)
+    unknown = [n for n in names if not bank_mentions(index, n)]
+    never = f"The bank never mentions: {', '.join(unknown)}." if unknown else ""
+    empty = {"results": [], "hint": f"{ROUTE_HINT} {never}" if never else ROUTE_HINT}
+    concepts = build_concepts(snapshot, index, question)
+    if not concepts or not docs:
+        return empty
+    n_docs = len(docs)
+    avg_p = max(sum(len(f[1]) for f in fields.values()) / n_docs, 1.0)
+    avg_t = max(sum(len(f[2]) for f in fields.values()) / n_docs, 1.0)
+    avgdl = max(sum(sum(c.values()) for c in tf.values()) / n_docs, 1.0)
+
+    @functools.cache
+    def idf(form: str) -> float:
+        df = sum(1 for c in tf.values() if c[form] > 0)
+        return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+    memo: dict[tuple[int, tuple[str, ...]], tuple[float, str]] = {}
+
+    def v(concept: Any, words: list[str]) -> tuple[float, str]:
+        key = (id(concept), tuple(words))
+        if key in memo:
+            return memo[key]
+        best, shown = 0.0, ""
+        for variant in concept.header:
+            value = match_word(variant.form, words) * variant.discount
+            if value > best:
+                best, shown = value, variant.shown
+        memo[key] = (best, shown)
+        return best, shown
+
+    concept_idf = [max(idf(variant.form) for variant in c.body) for c in concepts]
+    idf_total = sum(concept_idf)
+    weights = route_layer_weights(snapshot.layers)
+    if is_why(question):
+        weights["decision"] *= 4 / 3
+        weights["knowledge"] *= 0.8
+    rows = []
+    for doc in docs:
+        if kind is not None and doc.doc_kind != kind:
+            continue
+        keys, purpose, title, sections = fields[doc.path]
+        c_value, best_key = 0.0, None
+        for key, words in keys:
+            if words:
+                value = sum(v(c, words)[0] for c in concepts) / len(words) * 5
+                if value > c_value:
+                    c_value, best_key = value, key
+        p_raw = sum(v(c, purpose)[0] for c in concepts)
+        t_raw = sum(v(c, title)[0] for c in concepts)
+        p_value = p_raw / (0.75 + 0.25 * len(purpose) / avg_p) if purpose else 0.0
+        t_value = t_raw / (0.75 + 0.25 * len(title) / avg_t) if title else 0.0
+        s_value, best_section = 0.0, None
+        for section, words in sections:
+            value = sum(v(c, words)[0] for c in concepts)
+            if value > s_value:
+                s_value, best_section = value, section
+        header = c_value + 3 * p_value + 2 * t_value + s_value
+        body, body_terms, covered = 0.0, [], 0.0
+        dl = sum(tf[doc.path].values())
+        for position, concept in enumerate(concepts):
+            best, shown = 0.0, ""
+            for variant in concept.body:
+                f = tf[doc.path][variant.form]
+                value = (
+                    variant.discount
+                    * idf(variant.form)
+                    * f
+                    * 2.2
+                    / (f + 1.2 * (1 - 0.75 + 0.75 * dl / avgdl))
+                )
+                if value > best:
+                    best, shown = value, variant.shown
+            body += best
+            if best > 0:
+                body_terms.append(shown)
+            in_header = any(
+                v(concept, words)[0] > 0
+                for words in [w for _, w in keys] + [purpose, title] + [w for _, w in sections]
+            )
+            if best > 0 or in_header:
+                covered += concept_idf[position]
+        evidence = header / (11 * len(concepts)) + 0.75 * body / (2.2 * idf_total)
+        if evidence <= 0:
+            continue
+        score = half_up(evidence * weights.get(doc.layer, 1.0) * status_weight(doc.status), 4)
+        why = []
+        if best_key is not None:
+            why.append(f"owns canonical_for: {best_key}")
+        hits = [v(c, purpose)[1] for c in concepts if v(c, purpose)[0] > 0]
+        if hits:
+            why.append(f'purpose matches "{", ".join(hits)}"')
+        hits = [v(c, title)[1] for c in concepts if v(c, title)[0] > 0]
+        if hits:
+            why.append(f'title matches "{", ".join(hits)}"')
+        if best_section is not None:
+            why.append(f'has section "{best_section}"')
+        if doc.layer == "delivery":
+            why.append("delivery-layer document, ranked below knowledge")
+        if body_terms:
+            why.append(f'body matches "{", ".join(body_terms)}"')
+        rows.append((-score, doc.path, covered, "; ".join(why)))
+    rows.sort()
+    if not rows or rows[0][2] < 0.21 * idf_total or not rows[:limit]:
+        return empty
+    results = [
+        {
+            "path": path,
+            "title": snapshot.docs[path].title,
+            "purpose": snapshot.docs[path].purpose,
+            "docKind": snapshot.docs[path].doc_kind,
+            "layer": snapshot.docs[path].layer,
+            "status": snapshot.docs[path].status,
+            "score": -negative,
+            "why": why,
+        }
+        for negative, path, _covered, why in rows[:limit]
+    ]
+    outcome: dict[str, Any] = {"results": results}
+    if names and len(unknown) == len(names):
+        outcome["hint"] = never
+    return outcome
+
+
+def sample_questions(snapshot: Snapshot, count: int) -> list[str]:
+    """Deterministic questions from titles, purposes and headings, with words dropped."""
+    import random
+
+    rng = random.Random(20260914)
+    docs = sorted(snapshot.docs.values(), key=lambda doc: doc.path)
+    questions = [*QUESTIONS, "почему два формата", "дашборд релизов", "Kubernetes"]
+    while len(questions) < count:
+        doc = rng.choice(docs)
+        source = [doc.title, doc.purpose, *(s.title for s in doc.sections), "x"]
+        words = rng.choice(source).split()
+        for _ in range(min(2, len(words) // 3)):
+            words.pop(rng.randrange(len(words)))
+        if words:
+            questions.append(" ".join(words))
+    return questions
+
+
+def test_route_equals_the_plain_transcription_on_the_fixture(fixture_plus: Path) -> None:
+    snapshot = Bank(fixture_plus).refresh()
+    index = SearchIndex()
+    for question in sample_questions(snapshot, 150):
+        for limit in (1, 5, 25):
+            assert route(snapshot, index, question, limit=limit) == reference_route(
+                snapshot, question, limit
+            ), question
+    for question in ("filter thresholds", "queue", "rules"):
+        assert route(snapshot, index, question, kind="domain") == reference_route(
+            snapshot, question, kind="domain"
+        )
+
+
+@pytest.mark.corpus
+def test_route_equals_the_plain_transcription_on_real_banks(corpus: dict[str, Path]) -> None:
+    for root in corpus.values():
+        snapshot = Bank(root).refresh()
+        index = SearchIndex()
+        for question in sample_questions(snapshot, 60):
+            assert route(snapshot, index, question) == reference_route(snapshot, question), question

@@ -397,3 +397,152 @@ def test_results_are_identical_across_two_indexes(fixture_plus: Path, tmp_path: 
     _b2, second, index_two = open_bank(other)
     for query in QUERIES:
         assert search(first, index_one, query) == search(second, index_two, query)
+
+
+# --------------------------------------------------------------------------------------------
+# The fast paths equal a plain transcription of §4.4 and §4.5
+# --------------------------------------------------------------------------------------------
+
+
+def reference_search(
+    snapshot: Snapshot, index: SearchIndex, query: str, limit: int = 10, **filters: str
+) -> dict[str, Any]:
+    """§4.4-§4.5 written out literally: every candidate scored, rounded and sorted."""
+    from mbank.lang import expand_terms, tables_for
+    from mbank.search import SEARCH_STOP
+
+    index.sync(snapshot)
+    everything = search_tokens(query)
+    if not everything:
+        return EMPTY
+    primary = [t for t in everything if t not in SEARCH_STOP] or everything
+    phrase = query.strip().lower()
+    weighted: list[tuple[str, int]] = []
+    concepts: list[list[str]] = []
+    translated: list[str] = []
+    for term in expand_terms(primary, tables_for(snapshot.vocabulary)):
+        variants = [term.literal]
+        weighted.append((term.literal, 10))
+        for t in term.translations:
+            forms = [t] if t in index.postings else index.tokens_with_prefix(t)
+            for form in forms:
+                weighted.append((form, 6))
+                variants.append(form)
+                translated.append(form)
+        if term.stem is not None:
+            for token in index.tokens_with_prefix(term.stem):
+                if token != term.literal:
+                    weighted.append((token, 6))
+                    variants.append(token)
+        if term.literal not in index.postings:
+            for part in token_parts(term.literal):
+                weighted.append((part, 1))
+                variants.append(part)
+        concepts.append(variants)
+    counts: dict[str, int] = {}
+    for token, weight in weighted:
+        for path, n in index.postings.get(token, {}).items():
+            counts[path] = counts.get(path, 0) + n * weight
+    everyone = [{p for v in variants for p in index.postings.get(v, {})} for variants in concepts]
+    rows = []
+    for path, count in counts.items():
+        doc = snapshot.docs[path]
+        if doc.doc_function == "template" or doc.layer == "inbox":
+            continue
+        if any(getattr(doc, field) != value for field, value in filters.items()):
+            continue
+        score = count / 10
+        if " " in phrase and phrase in index.bodies[path]:
+            score += 25
+        for text, whole in ((doc.title.lower(), 15), (doc.purpose.lower(), 10)):
+            if phrase in text:
+                score += whole
+            elif any(form in text for form in translated):
+                score += whole * 0.6
+        if doc.status == "archived":
+            score *= 0.3
+        group = 0 if all(path in holders for holders in everyone) else 1
+        rows.append((group, -round_half_up(score, 1), path, count))
+    rows.sort()
+    if not rows[:limit]:
+        return EMPTY
+    terms = list(dict.fromkeys(t.lower() for t in (*primary, *translated)))
+    results = []
+    for _group, negative, path, count in rows[:limit]:
+        doc = snapshot.docs[path]
+        lines = snapshot.raw[path].split("\n")
+        best, best_line, number = 0.0, "", 0
+        for i in range(doc.body_offset, len(lines)):
+            if not lines[i].strip():
+                continue
+            value: float = sum(1 for t in terms if t in lines[i].lower())
+            if lines[i].lstrip().startswith("#"):
+                value *= 0.9
+            if value > best:
+                best, best_line, number = value, lines[i].strip(), i + 1
+        if len(best_line) > 240:
+            best_line = best_line[:237] + "..."
+        results.append(
+            {
+                "path": path,
+                "title": doc.title,
+                "docKind": doc.doc_kind,
+                "layer": doc.layer,
+                "status": doc.status,
+                "score": -negative,
+                "excerpt": best_line,
+                "line": number,
+                "hits": int(round_half_up(count / 10, 0)),
+            }
+        )
+    return {"results": results}
+
+
+def sample_queries(snapshot: Snapshot, index: SearchIndex, count: int) -> list[str]:
+    """Deterministic queries from the bank's own text: words, identifiers, phrases."""
+    import random
+
+    index.sync(snapshot)
+    rng = random.Random(20260914)
+    tokens = index.sorted_tokens()
+    queries = ["пороги фильтрации", "модель", "ft-001", "queue tenant", "the", "a b"]
+    paths = sorted(snapshot.raw)
+    while len(queries) < count:
+        kind = len(queries) % 4
+        if kind == 0:
+            queries.append(rng.choice(tokens))
+        elif kind == 1:
+            queries.append(" ".join(rng.sample(tokens, 2)))
+        else:
+            words = snapshot.raw[rng.choice(paths)].split()
+            if len(words) > 3:
+                at = rng.randrange(len(words) - 2)
+                queries.append(" ".join(words[at : at + (2 if kind == 2 else 3)]))
+    return queries
+
+
+def test_search_equals_the_plain_transcription_on_the_fixture(fixture_plus: Path) -> None:
+    _bank, snapshot, index = open_bank(fixture_plus)
+    for query in sample_queries(snapshot, index, 150):
+        for limit in (1, 3, 50):
+            assert search(snapshot, index, query, limit=limit) == reference_search(
+                snapshot, index, query, limit
+            ), query
+    for query in ("job", "queue scorer", "thresholds"):
+        assert search(snapshot, index, query, status="draft") == reference_search(
+            snapshot, index, query, 10, status="draft"
+        )
+        assert search(snapshot, index, query, layer="knowledge") == reference_search(
+            snapshot, index, query, 10, layer="knowledge"
+        )
+        assert search(snapshot, index, query, kind="adr") == reference_search(
+            snapshot, index, query, 10, doc_kind="adr"
+        )
+
+
+@pytest.mark.corpus
+def test_search_equals_the_plain_transcription_on_real_banks(corpus: dict[str, Path]) -> None:
+    for root in corpus.values():
+        _bank, snapshot, index = open_bank(root)
+        for query in sample_queries(snapshot, index, 120):
+            assert search(snapshot, index, query) == reference_search(snapshot, index, query)
