@@ -1,0 +1,127 @@
+"""Planning `bank_rewrite`: replace the whole body, keep the frontmatter and the index entry.
+
+Pure (spec 03 §7, **mbank:** new). The head is kept byte for byte, with the blank lines that
+followed the closing `---`; no index is touched. The same body again is a no-op.
+
+Choices where the spec is silent:
+- a document without frontmatter that starts with a byte-order mark keeps it (§1.7 keeps a
+  BOM in a kept head; here the BOM is all there is of a head);
+- `preview` is the first 20 lines of the body as supplied (leading blank lines removed),
+  without the kept blank lines after the frontmatter;
+- the supplied body's `\\r\\n` are read as `\\n`, like the document (§1.7);
+- a no-op (the same body) returns no heading warnings: nothing is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mbank.gates.content import content_from
+from mbank.gates.documents import document_to_write
+from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
+from mbank.parse import scan_body, split_frontmatter
+from mbank.paths import refuse
+from mbank.plan import as_lf, document_text, replace_document
+from mbank.snapshot import Snapshot
+
+TOOL = "bank_rewrite"
+PREVIEW_LINES = 20
+BOM = "\ufeff"
+
+
+def _leading_newlines(body: str) -> str:
+    return body[: len(body) - len(body.lstrip("\n"))]
+
+
+def _without_leading_blank_lines(text: str) -> str:
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def new_body(old_body: str, supplied: str, has_frontmatter: bool) -> str:
+    """The body to write: the kept lead, the supplied body trimmed, one final newline."""
+    lead = _leading_newlines(old_body) if has_frontmatter else ""
+    if not has_frontmatter and old_body.startswith(BOM):
+        lead = BOM
+    return lead + _without_leading_blank_lines(as_lf(supplied)).rstrip() + "\n"
+
+
+def heading_warnings(body: str, title: str) -> list[str]:
+    """Warnings about the new body's first H1: missing, or different from the title."""
+    first_h1 = scan_body(body).first_h1
+    if first_h1 is None:
+        return ["The new body has no level-one heading."]
+    if first_h1.strip() != title:
+        return [
+            f'The new body\'s first heading "{first_h1.strip()}" differs from the title "{title}".'
+        ]
+    return []
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """Gates of §7 in order, then one replace op (or none: the same body) and the result."""
+    doc = document_to_write(snapshot, intent, str(intent.arguments.get("path", "")))
+    supplied = content_from(intent, "body", "bodyFile", "body") or ""
+    if not supplied.strip():
+        raise refuse(
+            "body-required",
+            "`body` is empty. bank_rewrite replaces the whole body and never leaves a document "
+            "without one.",
+        )
+    first = next(line for line in as_lf(supplied).split("\n") if line.strip())
+    if first.strip() == "---":
+        raise refuse(
+            "body-has-frontmatter",
+            'The new body starts with a "---" frontmatter block. bank_rewrite keeps the '
+            "document's frontmatter as it is; pass the body only.",
+        )
+    text = document_text(snapshot, doc.path)
+    split = split_frontmatter(text)
+    body = new_body(split.body, supplied, split.has_frontmatter)
+    new_text = split.head + body
+    warnings = heading_warnings(body, doc.title)
+    bytes_before = len(snapshot.raw[doc.path].encode("utf-8"))
+    ops: tuple[AnyFileOp, ...] = ()
+    bytes_after = bytes_before
+    if new_text != text:
+        op = replace_document(snapshot, doc.path, new_text)
+        assert op.content is not None
+        ops = (op,)
+        bytes_after = len(op.content)
+    shown = _without_leading_blank_lines(body.removeprefix(BOM)).rstrip("\n")
+    result: dict[str, Any] = {
+        "path": doc.path,
+        "rewritten": False,
+        "dryRun": intent.dry_run,
+        "bytesBefore": bytes_before,
+        "bytesAfter": bytes_after,
+        "warnings": [],
+        "preview": "\n".join(shown.split("\n")[:PREVIEW_LINES]),
+    }
+    if not ops:
+        warnings = []
+    return PlanOutcome(plan=Plan(TOOL, ops), warnings=tuple(warnings), result=result)
+
+
+def format_rewrite(result: dict[str, Any]) -> str:
+    """The human rendering of `mbank rewrite` (spec 04 §9.3)."""
+    path = result["path"]
+    sizes = f"({result['bytesBefore']} -> {result['bytesAfter']} bytes)"
+    no_op = result.get("diff") == "" if result["dryRun"] else not result["rewritten"]
+    if no_op:
+        head = f"UNCHANGED {path}  {sizes}"
+    elif result["dryRun"]:
+        head = f"WOULD REWRITE {path}  {sizes}"
+    else:
+        head = f"REWROTE {path}  {sizes}"
+    lines = [head]
+    lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
+    lines.extend(["--- preview ---", result["preview"]])
+    text = "\n".join(lines) + "\n"
+    if result["dryRun"] and result.get("diff"):
+        text += "--- diff ---\n" + result["diff"]
+    elif result.get("journalId"):
+        text += f"journal: {result['journalId']}\n"
+    return text
