@@ -86,21 +86,18 @@ def _split_dry_run(arguments: Mapping[str, Any], dry_run: bool) -> tuple[dict[st
 # --------------------------------------------------------------------------------------------
 
 
-def create(
-    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
-) -> dict[str, Any]:
-    """`bank_create`: a governed document from its template, registered (`CreateResult`)."""
+def create_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
+    """The outside facts of `bank_create`: the target's and its section index's disk state,
+    the root-name directory, and the shipped templates."""
     from mbank.catalogue import section_for, shipped_templates
-    from mbank.reducers.create import TOOL, create_result, gate_and_plan, inbox_target
+    from mbank.reducers.create import inbox_target
     from mbank.reducers.templates import TEMPLATES_FACT
 
-    args, dry = _split_dry_run(arguments, dry_run)
-
-    def facts(snapshot: Snapshot) -> dict[str, Any]:
-        target = bank_path_or_none(bank, snapshot, args.get("path"))
+    def gather(snapshot: Snapshot) -> dict[str, Any]:
+        target = bank_path_or_none(bank, snapshot, arguments.get("path"))
         paths: list[str | None] = []
         if target is not None:
-            if args.get("inbox"):
+            if arguments.get("inbox"):
                 target = inbox_target(target)
             section = section_for(target)
             paths = [target, f"{section.dir}/README.md" if section is not None else None]
@@ -110,23 +107,30 @@ def create(
             ON_DISK_FACT: on_disk_facts(bank, paths),
         }
 
-    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=facts, **engine)
+    return gather
+
+
+def create(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_create`: a governed document from its template, registered (`CreateResult`)."""
+    from mbank.reducers.create import TOOL, create_result, gate_and_plan
+
+    args, dry = _split_dry_run(arguments, dry_run)
+    gather = create_facts(bank, args)
+    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine)
     return create_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
 
 
-def promote(
-    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
-) -> dict[str, Any]:
-    """`bank_promote`: a note out of `_inbox/` as a governed, registered document."""
+def promote_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
+    """The outside facts of `bank_promote`: where a gone note went, the destination's disk
+    state, the root-name directory, and the shipped templates."""
     from mbank.catalogue import shipped_templates
-    from mbank.reducers.promote import TOOL, gate_and_plan, promote_result
     from mbank.reducers.templates import TEMPLATES_FACT
 
-    args, dry = _split_dry_run(arguments, dry_run)
-
-    def facts(snapshot: Snapshot) -> dict[str, Any]:
-        source = bank_path_or_none(bank, snapshot, args.get("path"))
-        destination = bank_path_or_none(bank, snapshot, args.get("to"))
+    def gather(snapshot: Snapshot) -> dict[str, Any]:
+        source = bank_path_or_none(bank, snapshot, arguments.get("path"))
+        destination = bank_path_or_none(bank, snapshot, arguments.get("to"))
         return {
             INNER_ROOT_DIR_FACT: inner_root_dir(bank),
             TEMPLATES_FACT: shipped_templates(),
@@ -134,10 +138,34 @@ def promote(
             ON_DISK_FACT: on_disk_facts(bank, [destination]),
         }
 
-    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=facts, **engine)
+    return gather
+
+
+def promote(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_promote`: a note out of `_inbox/` as a governed, registered document."""
+    from mbank.reducers.promote import TOOL, gate_and_plan, promote_result
+
+    args, dry = _split_dry_run(arguments, dry_run)
+    gather = promote_facts(bank, args)
+    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine)
     return promote_result(
         outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings
     )
+
+
+def discard_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
+    """The outside facts of `bank_discard`: where a gone note went, the root-name directory."""
+
+    def gather(snapshot: Snapshot) -> dict[str, Any]:
+        path = bank_path_or_none(bank, snapshot, arguments.get("path"))
+        return {
+            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            GONE_FACT: gone_facts(bank, snapshot, [path]),
+        }
+
+    return gather
 
 
 def discard(
@@ -147,15 +175,8 @@ def discard(
     from mbank.reducers.discard import TOOL, discard_result, gate_and_plan
 
     args, dry = _split_dry_run(arguments, dry_run)
-
-    def facts(snapshot: Snapshot) -> dict[str, Any]:
-        path = bank_path_or_none(bank, snapshot, args.get("path"))
-        return {
-            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
-            GONE_FACT: gone_facts(bank, snapshot, [path]),
-        }
-
-    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=facts, **engine)
+    gather = discard_facts(bank, args)
+    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine)
     return discard_result(
         outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings
     )
