@@ -298,3 +298,116 @@ def set_field(
 
     outcome = _document_write(bank, TOOL, arguments, gate_and_plan, dry_run, engine)
     return finished_result(outcome, "changed")
+
+
+# --------------------------------------------------------------------------------------------
+# bank_init, bank_materialize_flows (spec 03 §12, §13)
+# --------------------------------------------------------------------------------------------
+
+
+def seed_target_facts(bank: Bank, snapshot: Snapshot, paths: Iterable[str]) -> dict[str, Any]:
+    """`{bank path: SeedTarget}`: what the disk holds where init or materialize would write.
+
+    A path that is a symbolic link counts as escaping (the apply step refuses to write
+    through one); the pre-image hash is read only for a regular file that is not a document
+    (the snapshot already holds every document's).
+    """
+    import hashlib
+
+    from mbank.gates.init import SeedTarget
+
+    found: dict[str, Any] = {}
+    for path in paths:
+        absolute = os.path.join(bank.root, *path.split("/"))
+        exists = os.path.lexists(absolute)
+        # A root that does not exist yet is created by init itself: nothing there can escape.
+        escapes = os.path.lexists(bank.root) and (
+            path_on_disk(bank, path).escapes or os.path.islink(absolute)
+        )
+        digest: str | None = None
+        if exists and not escapes and path not in snapshot.docs:
+            try:
+                if os.path.isfile(absolute):
+                    with open(absolute, "rb") as handle:
+                        digest = hashlib.sha256(handle.read()).hexdigest()
+            except OSError:
+                digest = None
+        found[path] = SeedTarget(exists=exists, escapes=escapes, sha256=digest)
+    return found
+
+
+def init(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_init`: seed the 24 starter documents where there is no bank (spec 03 §12).
+
+    The root is created by the write itself, once every check has passed (a dry run or a
+    refusal creates nothing). `engine` must not carry `create_root`.
+    """
+    from mbank.catalogue import starter_files, starter_location
+    from mbank.gates.init import ROOT_NOT_DIRECTORY_FACT, SEED_TARGETS_FACT
+    from mbank.reducers.init import (
+        SEED_PATHS,
+        STARTER_FACT,
+        STARTER_LOCATION_FACT,
+        TOOL,
+        gate_and_plan,
+        init_result,
+    )
+
+    args, dry = _split_dry_run(arguments, dry_run)
+
+    def gather(snapshot: Snapshot) -> dict[str, Any]:
+        return {
+            ROOT_NOT_DIRECTORY_FACT: os.path.lexists(bank.root) and not os.path.isdir(bank.root),
+            STARTER_FACT: starter_files(),
+            STARTER_LOCATION_FACT: starter_location(),
+            SEED_TARGETS_FACT: seed_target_facts(bank, snapshot, SEED_PATHS),
+        }
+
+    outcome = execute(
+        bank,
+        TOOL,
+        args,
+        gate_and_plan,
+        dry_run=dry,
+        gather_facts=gather,
+        create_root=True,
+        **engine,
+    )
+    return init_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
+
+
+def materialize_flows(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_materialize_flows`: copy the shipped templates into `flows/templates/` (§13).
+
+    A post-check refusal gains one line saying what to do: pass `force`, or restore the
+    templates' sources first.
+    """
+    from mbank.catalogue import shipped_templates
+    from mbank.gates.init import SEED_TARGETS_FACT
+    from mbank.paths import refuse
+    from mbank.reducers.init import init_result
+    from mbank.reducers.materialize_flows import POSTCHECK_HINT, TOOL, gate_and_plan
+    from mbank.reducers.templates import TEMPLATES_FACT
+
+    args, dry = _split_dry_run(arguments, dry_run)
+    templates = shipped_templates()
+
+    def gather(snapshot: Snapshot) -> dict[str, Any]:
+        return {
+            TEMPLATES_FACT: templates,
+            SEED_TARGETS_FACT: seed_target_facts(bank, snapshot, templates),
+        }
+
+    try:
+        outcome = execute(
+            bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine
+        )
+    except RefusalError as exc:
+        if exc.refusal.rule != "postcheck":
+            raise
+        raise refuse("postcheck", f"{exc.refusal.message}\n{POSTCHECK_HINT}") from None
+    return init_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)

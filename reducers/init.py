@@ -1,0 +1,178 @@
+"""Planning `bank_init`: seed the 24 starter documents where there is no bank yet.
+
+Pure (spec 03 §12, 05 §2). The starter set is package data that the tool's shell hands over in
+`intent.facts[STARTER_FACT]` (`mbank.catalogue.starter_files()`), with where it was looked for
+under `STARTER_LOCATION_FACT`; the project name and the catalogue's renderers make the ten
+generated documents. The plan creates every seed path in path order, or replaces what is
+there under `force`.
+
+Choices where the spec is silent:
+
+- A seed path whose current bytes already equal the seed's is left out of the plan: a forced
+  init over an identical seeded bank is a no-op (§1.8), and the result still lists all 24
+  `files`. The same holds for `bank_materialize_flows`, which shares `plan_seed`. Such a no-op
+  carries no "Seeding over N existing documents." warning: nothing was seeded over.
+- A replaced document keeps its line-ending style (§1.7: a CRLF file is written CRLF); its
+  byte-order mark is not kept, because no part of the old file is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mbank.catalogue import (
+    ROOT_INDEX,
+    SEEDED_DIRECTORIES,
+    SEEDED_SECTIONS,
+    STARTER_PATHS,
+    TEMPLATES_POINTER,
+    root_index,
+    section_index,
+    section_seeds,
+    templates_pointer,
+)
+from mbank.gates.init import (
+    check_name,
+    check_seed_path,
+    refuse_bank_not_empty,
+    refuse_root_not_directory,
+    seeding_over_warning,
+)
+from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
+from mbank.paths import refuse
+from mbank.plan import create_document, encode_text, replace_bytes, sha256_hex
+from mbank.snapshot import Snapshot
+
+TOOL = "bank_init"
+
+# intent.facts keys (filled by the tool's shell)
+STARTER_FACT = "starter"
+STARTER_LOCATION_FACT = "starterLocation"
+
+# Every path init writes: the literal starter files and the ten generated documents (05 §2).
+SEED_PATHS = tuple(
+    sorted(
+        [
+            *STARTER_PATHS,
+            *(f"{section.dir}/README.md" for section in SEEDED_SECTIONS),
+            TEMPLATES_POINTER,
+            ROOT_INDEX,
+        ]
+    )
+)
+
+
+def seeded_documents(starter: Mapping[str, str], name: str, location: str) -> dict[str, str]:
+    """The 24 documents of 05 §2 for a project `name`, bank path → text, sorted by path.
+
+    `starter` is the package's starter set (bank path → text); an incomplete one is refused
+    with `starter-missing` (§12 gate 4), naming `location`.
+    """
+    if any(path not in starter for path in STARTER_PATHS):
+        raise refuse(
+            "starter-missing",
+            f"Starter set not found at {location}. The server package is incomplete.",
+        )
+    seeded = {path: starter[path] for path in STARTER_PATHS}
+    for section in SEEDED_SECTIONS:
+        seeded[f"{section.dir}/README.md"] = section_index(section, section_seeds(section, seeded))
+    seeded[TEMPLATES_POINTER] = templates_pointer()
+    seeded[ROOT_INDEX] = root_index(name)
+    return dict(sorted(seeded.items()))
+
+
+def plan_seed(
+    snapshot: Snapshot, intent: Intent, files: Mapping[str, str], force: bool
+) -> tuple[AnyFileOp, ...]:
+    """Create each file in path order, or replace what is there; identical files are skipped.
+
+    Every path passes `gates.init.check_seed_path` first (symbolic links, unindexed files).
+    """
+    ops: list[AnyFileOp] = []
+    for path, text in sorted(files.items()):
+        before = check_seed_path(snapshot, intent, path, force)
+        if before is None:
+            ops.append(create_document(path, text))
+            continue
+        doc = snapshot.docs.get(path)
+        like = snapshot.raw[path] if doc is not None and doc.text_ok else None
+        content = encode_text(text, like=like)
+        if sha256_hex(content) != before:
+            ops.append(replace_bytes(path, content, before))
+    return tuple(ops)
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """The gates of §12 in order, then one op per seed path."""
+    arguments = intent.arguments
+    name = arguments.get("name")
+    name = name if isinstance(name, str) else ""
+    force = bool(arguments.get("force"))
+    check_name(name)
+    refuse_root_not_directory(intent, snapshot.root)
+    count = len(snapshot.docs)
+    refuse_bank_not_empty(count, force)
+    starter = intent.facts.get(STARTER_FACT, {})
+    location = str(intent.facts.get(STARTER_LOCATION_FACT, "the mbank package"))
+    files = seeded_documents(starter if isinstance(starter, Mapping) else {}, name, location)
+    ops = plan_seed(snapshot, intent, files, force)
+    warnings = seeding_over_warning(count, force) if ops else ()
+    return PlanOutcome(
+        plan=Plan(TOOL, ops),
+        warnings=warnings,
+        result={
+            "root": snapshot.root,
+            "files": list(files),
+            "directories": list(SEEDED_DIRECTORIES),
+        },
+        force=force,
+    )
+
+
+def init_result(
+    result: Mapping[str, Any], applied: bool, common: Mapping[str, Any], warnings: tuple[str, ...]
+) -> dict[str, Any]:
+    """`InitResult = {root, created, dryRun, files, directories, warnings, diff?, journalId?}`."""
+    out: dict[str, Any] = {
+        "root": result["root"],
+        "created": applied,
+        "dryRun": common["dryRun"],
+        "files": list(result["files"]),
+        "directories": list(result["directories"]),
+        "warnings": list(warnings),
+    }
+    for key in ("diff", "journalId"):
+        if key in common:
+            out[key] = common[key]
+    return out
+
+
+def format_seeded(result: Mapping[str, Any], lines: list[str]) -> str:
+    """Warnings, then the diff (dry run) or the journal line: the tail of init and materialize."""
+    lines = [*lines, *(f"warning: {warning}" for warning in result["warnings"])]
+    if result["dryRun"]:
+        lines.append("--- diff ---")
+        text = "\n".join(lines) + "\n" + str(result.get("diff", ""))
+        return text if text.endswith("\n") else text + "\n"
+    if "journalId" in result:
+        lines.append(f"journal: {result['journalId']}")
+    return "\n".join(lines) + "\n"
+
+
+def format_init(result: Mapping[str, Any]) -> str:
+    """The human rendering of `mbank init` (spec 04 §9.3)."""
+    if result["dryRun"]:
+        verb = "WOULD CREATE"
+    elif result["created"]:
+        verb = "CREATED"
+    else:  # a forced init over a bank that already holds exactly the seed
+        verb = "UNCHANGED"
+    return format_seeded(
+        result,
+        [
+            f"{verb} {result['root']}",
+            f"directories: {', '.join(result['directories'])}",
+            f"files: {len(result['files'])}",
+        ],
+    )

@@ -1,0 +1,79 @@
+"""Planning `bank_materialize_flows`: copy the shipped templates into `flows/templates/`.
+
+Pure (spec 03 §13, 05 §7). The shipped templates are package data the tool's shell hands over
+in `intent.facts[TEMPLATES_FACT]` (`mbank.catalogue.shipped_templates()`, already addressed as
+`flows/templates/<dir>/<file>`). The plan creates each template file in path order, or
+replaces what is there under `force` — the seeded pointer `flows/templates/README.md` is
+always replaced by the real templates index, since it is not counted as a held template.
+Documents under `flows/templates/` that the shipped set lacks, and the prose flows, are never
+touched. From then on the bank's copies win every template lookup (§4.4).
+
+Choices where the spec is silent:
+
+- A template file whose bytes already equal the shipped one is left out of the plan (as in
+  `reducers.init.plan_seed`); `files` still lists all 24. When nothing is left to write, the
+  "Overwrote N documents" warning is not given either: nothing was overwritten.
+- An empty shipped set (a broken install) is refused with `templates-missing`, the analogue of
+  init's `starter-missing`, rather than planning nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mbank.catalogue import TEMPLATES_DIR
+from mbank.gates.init import overwrote_warning, owned_templates, refuse_templates_owned
+from mbank.model import Intent, Plan, PlanOutcome
+from mbank.paths import refuse
+from mbank.reducers.init import format_seeded, plan_seed
+from mbank.reducers.templates import TEMPLATES_FACT
+from mbank.snapshot import Snapshot
+
+TOOL = "bank_materialize_flows"
+# Added to the post-check's refusal (§13): what to do when the bank lacks the templates' sources.
+POSTCHECK_HINT = (
+    "Pass force to materialise the templates anyway, or restore dna/governance.md (and the "
+    "flows the templates derive from) first."
+)
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+    """The gates of §13 in order, then one op per shipped template file."""
+    force = bool(intent.arguments.get("force"))
+    count = owned_templates(snapshot)
+    refuse_templates_owned(count, force)
+    shipped = intent.facts.get(TEMPLATES_FACT, {})
+    templates = dict(shipped) if isinstance(shipped, Mapping) else {}
+    if not templates:
+        raise refuse(
+            "templates-missing",
+            "The shipped templates were not found. The server package is incomplete.",
+        )
+    ops = plan_seed(snapshot, intent, templates, force)
+    warnings = overwrote_warning(count, force, intent.dry_run) if ops else ()
+    return PlanOutcome(
+        plan=Plan(TOOL, ops),
+        warnings=warnings,
+        result={"root": snapshot.root, "files": sorted(templates), "directories": [TEMPLATES_DIR]},
+        force=force,
+    )
+
+
+def format_materialize(result: Mapping[str, Any]) -> str:
+    """The human rendering of `mbank materialize-flows` (spec 04 §9.3)."""
+    where = f"{result['root']}/{TEMPLATES_DIR}"
+    count = len(result["files"])
+    if result["dryRun"]:
+        lines = [
+            f"WOULD COPY {count} files into {where}",
+            "The bank would then own its templates, and its copies would win every lookup.",
+        ]
+    elif result["created"]:
+        lines = [
+            f"COPIED {count} files into {where}",
+            "The bank now owns its templates: its copies win every lookup from now on.",
+        ]
+    else:
+        lines = [f"UNCHANGED {where}: the bank's templates already equal the shipped ones."]
+    return format_seeded(result, lines)
