@@ -21,8 +21,24 @@ ERROR = "error"
 WARNING = "warning"
 
 
-def identity(finding: Finding) -> tuple[str, str, str]:
-    """What makes two findings the same finding: rule, path and message (not the line)."""
+CYCLE_RULE = "cycle-in-derived-from"
+CYCLE_PREFIX = "Cyclic derived_from: "
+
+
+def identity(finding: Finding) -> tuple[str, ...]:
+    """What makes two findings the same finding: rule, path and message (not the line).
+
+    A `cycle-in-derived-from` finding is the same finding as long as it names the same loop.
+    Which node reports a loop depends on where the path-ordered walk enters it (spec 02
+    §7.4), so a harmless new document that derives from a loop member and sorts before it
+    moves the report to another node of the same loop. Comparing (rule, path, message) would
+    then refuse that write for an error that was already there, against the post-check's
+    purpose (spec 03 §1.5: only errors the write would add block it). The loop's identity is
+    its set of nodes, the same key the walk itself uses to report each loop once.
+    """
+    if finding.rule == CYCLE_RULE and finding.message.startswith(CYCLE_PREFIX):
+        chain = finding.message[len(CYCLE_PREFIX) :].removesuffix(".")
+        return (finding.rule, ">".join(sorted(set(chain.split(" -> ")))))
     return (finding.rule, finding.path, finding.message)
 
 

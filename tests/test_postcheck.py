@@ -207,3 +207,40 @@ def test_the_engine_refuses_a_new_error_found_by_the_real_validation(
         "- [broken-derived-from] ops/edge.md: "
         "derived_from points at a file that does not exist: ../nowhere/at-all.md"
     )
+
+
+def test_a_loop_reported_from_another_node_is_not_a_new_error(fixture_plus: Path) -> None:
+    """A draft deriving from a member of the overlay's existing ops/ loop, sorting before it,
+    makes the path-ordered walk report the same loop from the other node (02 §7.4). It is the
+    same error, so the post-check lets the write through (loop identity = its node set)."""
+    from mbank.validate import findings_for
+
+    before = Bank(fixture_plus).refresh()
+    text = "---\ntitle: Alerts\nstatus: draft\nderived_from:\n  - config.md\n---\n# Alerts\n"
+    plan = Plan("bank_create", (create_document("ops/AAA-alerts.md", text),))
+    after = apply_virtually(before, plan)
+    moved = [f for f in findings_for(after, plan.paths) if f.rule == "cycle-in-derived-from"]
+    assert [f.path for f in moved] == ["ops/README.md"]  # the report did move
+    warnings = post_check(before, after, plan.paths, findings_for=findings_for)
+    assert not any("cycle-in-derived-from" in warning for warning in warnings)
+
+
+def test_a_genuinely_new_loop_is_still_refused(fixture_plus: Path) -> None:
+    from mbank.validate import findings_for
+
+    before = Bank(fixture_plus).refresh()
+    glossary = before.raw["domain/glossary.md"].replace(
+        "status: active", "status: active\nderived_from:\n  - pricing.md", 1
+    )
+    pricing = before.raw["domain/pricing.md"].replace("- rules.md", "- glossary.md", 1)
+    plan = Plan(
+        "bank_edit",
+        (
+            replace_document(before, "domain/glossary.md", glossary),
+            replace_document(before, "domain/pricing.md", pricing),
+        ),
+    )
+    after = apply_virtually(before, plan)
+    with pytest.raises(RefusalError) as refused:
+        post_check(before, after, plan.paths, findings_for=findings_for)
+    assert "[cycle-in-derived-from]" in refused.value.refusal.message
