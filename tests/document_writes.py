@@ -139,12 +139,13 @@ def apply_diff(files: Mapping[str, str | None], diff: str) -> dict[str, str | No
             match = _HUNK.match(lines[index])
             assert match is not None
             start = int(match.group(1))
-            length = int(match.group(2) or "1")
-            begin = start - 1 if length else start
+            old_left = int(match.group(2) or "1")
+            new_left = int(match.group(4) or "1")
+            begin = start - 1 if old_left else start
             new_lines.extend(old_lines[cursor:begin])
             cursor = begin
             index += 1
-            while index < len(lines) and lines[index][:1] in (" ", "-", "+", "\\"):
+            while old_left or new_left or (index < len(lines) and lines[index][:1] == "\\"):
                 body = lines[index]
                 if body.startswith("\\"):
                     if lines[index - 1][:1] in ("+", " "):
@@ -155,8 +156,10 @@ def apply_diff(files: Mapping[str, str | None], diff: str) -> dict[str, str | No
                 if kind in (" ", "-"):
                     assert old_lines[cursor] == text, f"context mismatch in {path}: {text!r}"
                     cursor += 1
+                    old_left -= 1
                 if kind in (" ", "+"):
                     new_lines.append(text)
+                    new_left -= 1
                 index += 1
             touched_end = cursor == len(old_lines)
         new_lines.extend(old_lines[cursor:])
