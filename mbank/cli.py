@@ -359,6 +359,86 @@ def _run_undo(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# route and search (spec 04 §9.2-9.4): reads; the index lives for this one invocation
+# --------------------------------------------------------------------------------------------
+
+READ_LAYERS = ("dna", "knowledge", "decision", "delivery", "flow", "other")
+
+
+def _text_between(low: int, high: int) -> Callable[[str], str]:
+    """An argparse type: a string of `low` to `high` characters, as the tool's bounds."""
+
+    def parse(text: str) -> str:
+        if not low <= len(text) <= high:
+            raise argparse.ArgumentTypeError(f"needs {low} to {high} characters")
+        return text
+
+    return parse
+
+
+def _add_route(sub: Any) -> None:
+    parser = sub.add_parser("route", help="which documents answer this question")
+    parser.add_argument("question", metavar="QUESTION", type=_text_between(2, 1000))
+    parser.add_argument("--limit", type=_int_between(1, 25), default=5)
+    parser.add_argument("--kind", help="exact doc_kind filter")
+    parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")
+
+
+def _run_route(args: argparse.Namespace) -> int:
+    from mbank.route import format_route, route
+    from mbank.search import SearchIndex
+
+    bank = _read_bank(args)
+    result = route(
+        bank.refresh(),
+        SearchIndex(),
+        args.question,
+        limit=args.limit,
+        kind=args.kind,
+        layer=args.layer,
+    )
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_route(result))
+    return EXIT_OK
+
+
+def _add_search(sub: Any) -> None:
+    parser = sub.add_parser("search", help="full-text search of document bodies")
+    parser.add_argument("query", metavar="QUERY", type=_text_between(2, 1000))
+    parser.add_argument("--limit", type=_int_between(1, 50), default=10)
+    parser.add_argument("--kind", help="exact doc_kind filter")
+    parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")
+    parser.add_argument("--status", help="exact status filter")
+
+
+def _run_search(args: argparse.Namespace) -> int:
+    from mbank.search import SearchIndex, format_search, search
+
+    bank = _read_bank(args)
+    index = SearchIndex()
+    started = time.perf_counter()
+    snapshot = bank.refresh()
+    index.sync(snapshot)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    result = search(
+        snapshot,
+        index,
+        args.query,
+        limit=args.limit,
+        kind=args.kind,
+        layer=args.layer,
+        status=args.status,
+    )
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_search(result, len(index.indexed), index.term_count(), elapsed_ms))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -368,7 +448,9 @@ Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 # One entry per subcommand: (adds its parser, runs it). Order is the order of `--help`.
 COMMANDS: dict[str, Command] = {
     "stats": (_add_stats, _run_stats),
+    "route": (_add_route, _run_route),
     "read": (_add_read, _run_read),
+    "search": (_add_search, _run_search),
     "graph": (_add_graph, _run_graph),
     "changed": (_add_changed, _run_changed),
     "drift": (_add_drift, _run_drift),
