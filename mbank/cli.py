@@ -439,6 +439,130 @@ def _run_search(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# edit, update-section, rewrite, set-status, set-field (spec 04 §9.2-9.4): writes to one
+# existing document; --dry-run prints the diff and writes nothing
+# --------------------------------------------------------------------------------------------
+
+
+def _inline_or_file(
+    arguments: dict[str, Any], inline_key: str, file_key: str, inline: Any, file: Any
+) -> None:
+    """Put `--body`/`--body-file` (or content) into tool arguments; `-` reads stdin inline.
+
+    Both given are passed through, so the tool answers with its own `file-both` refusal.
+    """
+    if inline is not None:
+        arguments[inline_key] = inline
+    if file == "-" and inline is None:
+        arguments[inline_key] = sys.stdin.read()
+    elif file is not None:
+        arguments[file_key] = file
+
+
+def _run_document_write(
+    args: argparse.Namespace, tool: str, arguments: dict[str, Any], format_result: Any
+) -> int:
+    from mbank import write_tools
+    from mbank.snapshot import Bank
+
+    shell = getattr(write_tools, tool)
+    result = shell(Bank(resolve_root(args)), arguments, dry_run=args.dry_run, via="cli")
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_result(result))
+    return EXIT_OK
+
+
+def _add_edit(sub: Any) -> None:
+    parser = sub.add_parser("edit", help="replace one exact fragment of a document's body")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--find", required=True, metavar="TEXT", help="exact, whitespace included")
+    parser.add_argument("--replace", required=True, metavar="TEXT")
+    parser.add_argument("--section", metavar="S", help="a ## section that narrows the search")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_edit(args: argparse.Namespace) -> int:
+    from mbank.reducers.edit import format_edit
+
+    arguments: dict[str, Any] = {"path": args.path, "find": args.find, "replace": args.replace}
+    if args.section is not None:
+        arguments["section"] = args.section
+    return _run_document_write(args, "edit", arguments, format_edit)
+
+
+def _add_update_section(sub: Any) -> None:
+    parser = sub.add_parser("update-section", help="replace or append to one ## section")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("section", metavar="SECTION")
+    parser.add_argument("--content", metavar="TEXT")
+    parser.add_argument("--content-file", metavar="F", help="a file in the project, or - (stdin)")
+    parser.add_argument("--mode", choices=("replace", "append"), default="replace")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_update_section(args: argparse.Namespace) -> int:
+    from mbank.reducers.update_section import format_update_section
+
+    arguments: dict[str, Any] = {"path": args.path, "section": args.section, "mode": args.mode}
+    _inline_or_file(arguments, "content", "contentFile", args.content, args.content_file)
+    return _run_document_write(args, "update_section", arguments, format_update_section)
+
+
+def _add_rewrite(sub: Any) -> None:
+    parser = sub.add_parser("rewrite", help="replace the whole body; frontmatter and index kept")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--body", metavar="TEXT")
+    parser.add_argument("--body-file", metavar="F", help="a file in the project, or - (stdin)")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_rewrite(args: argparse.Namespace) -> int:
+    from mbank.reducers.rewrite import format_rewrite
+
+    arguments: dict[str, Any] = {"path": args.path}
+    _inline_or_file(arguments, "body", "bodyFile", args.body, args.body_file)
+    return _run_document_write(args, "rewrite", arguments, format_rewrite)
+
+
+def _add_set_status(sub: Any) -> None:
+    parser = sub.add_parser("set-status", help="move a document to another lifecycle status")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("status", metavar="STATUS")
+    parser.add_argument(
+        "--release-canonical",
+        action="store_true",
+        help="archiving only: give up the canonical_for keys in the same write",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_set_status(args: argparse.Namespace) -> int:
+    from mbank.reducers.set_status import format_set_status
+
+    arguments: dict[str, Any] = {"path": args.path, "status": args.status}
+    if args.release_canonical:
+        arguments["releaseCanonical"] = True
+    return _run_document_write(args, "set_status", arguments, format_set_status)
+
+
+def _add_set_field(sub: Any) -> None:
+    parser = sub.add_parser("set-field", help="change one scalar value in the frontmatter")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("field", metavar="FIELD")
+    parser.add_argument("value", metavar="VALUE")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_set_field(args: argparse.Namespace) -> int:
+    from mbank.reducers.set_field import format_set_field
+
+    arguments = {"path": args.path, "field": args.field, "value": args.value}
+    return _run_document_write(args, "set_field", arguments, format_set_field)
+
+
+# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -456,6 +580,11 @@ COMMANDS: dict[str, Command] = {
     "drift": (_add_drift, _run_drift),
     "validate": (_add_validate, _run_validate),
     "history": (_add_history, _run_history),
+    "edit": (_add_edit, _run_edit),
+    "update-section": (_add_update_section, _run_update_section),
+    "rewrite": (_add_rewrite, _run_rewrite),
+    "set-status": (_add_set_status, _run_set_status),
+    "set-field": (_add_set_field, _run_set_field),
     "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
 }
