@@ -518,8 +518,9 @@ def phrase_holders(index: SearchIndex, phrase: str, candidates: set[str]) -> set
 
     A word run of the phrase with a separator before it starts a token wherever the phrase
     occurs: a body holding the phrase holds that run as a token (trimmed of `-`/`_`), or a
-    token starting with it when the run ends the phrase. Only the holders of the rarest such
-    run are scanned; the answer is the same as scanning every candidate.
+    token starting with it when the run ends the phrase. Every such run must be there, so
+    only bodies in the intersection of their holders are scanned; the answer is the same as
+    scanning every candidate.
     """
     options: list[set[str]] = []
     for run in _SEARCH_RUN.finditer(phrase):
@@ -532,7 +533,11 @@ def phrase_holders(index: SearchIndex, phrase: str, candidates: set[str]) -> set
         for token in tokens:
             holders.update(index.postings.get(token, ()))
         options.append(holders)
-    narrowed = min(options, key=len) & candidates if options else candidates
+    narrowed = candidates
+    for holders in sorted(options, key=len):
+        narrowed = narrowed & holders
+        if not narrowed:
+            break
     bodies = index.bodies
     return {path for path in narrowed if phrase in bodies.get(path, "")}
 

@@ -808,3 +808,84 @@ def test_route_equals_the_plain_transcription_on_real_banks(corpus: dict[str, Pa
         index = SearchIndex()
         for question in sample_questions(snapshot, 60):
             assert route(snapshot, index, question) == reference_route(snapshot, question), question
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (04 §9.2-9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_route_prints_people_output(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    outputs = {}
+    for question in ("filter thresholds", "kubernetes", "retry backoff with Kubernetes"):
+        code, out, err = run_cli(capsys, "--root", str(fixture_plus), "route", question)
+        assert code == 0 and err == ""
+        outputs[question] = out.replace(str(fixture_plus), "<ROOT>")
+    assert outputs["kubernetes"] == "(no matches)\n"
+    assert outputs["filter thresholds"].startswith(" 1.1807  domain/rules.md\n")
+    assert outputs == snapshot
+
+
+def test_cli_route_json_is_the_tool_result(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _err = run_cli(
+        capsys, "--root", str(fixture_plus), "route", "filter thresholds", "--json", "--limit", "2"
+    )
+    expected = route(Bank(fixture_plus).refresh(), SearchIndex(), "filter thresholds", limit=2)
+    assert code == 0
+    assert json.loads(out) == expected
+    assert out == json.dumps(expected, indent=2, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["route", "x"],
+        ["route", "filter", "--limit", "0"],
+        ["route", "filter", "--limit", "26"],
+        ["route", "filter", "--layer", "inbox"],
+        ["route", "q" * 1001],
+    ],
+)
+def test_cli_route_bounds_are_usage_errors(
+    fixture_bank: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = run_cli(capsys, "--root", str(fixture_bank), *argv)
+    assert code == 2 and out == "" and "usage:" in err
+
+
+def test_cli_route_filters_and_limit(
+    fixture_bank: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _err = run_cli(
+        capsys,
+        *("--root", str(fixture_bank), "route", "filter thresholds", "--json"),
+        *("--layer", "delivery", "--kind", "feature", "--limit", "25"),
+    )
+    assert code == 0
+    assert [item["path"] for item in json.loads(out)["results"]] == ["features/FT-001/brief.md"]
+
+
+def test_cli_route_does_not_import_mcp(fixture_bank: Path) -> None:
+    script = (
+        "import sys\nfrom mbank.cli import main\n"
+        f"main(['--root', {str(fixture_bank)!r}, 'route', 'filter thresholds'])\n"
+        "assert 'mcp' not in sys.modules, 'mcp was imported'\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env)
+    assert done.returncode == 0, done.stderr

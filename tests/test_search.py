@@ -546,3 +546,64 @@ def test_search_equals_the_plain_transcription_on_real_banks(corpus: dict[str, P
         _bank, snapshot, index = open_bank(root)
         for query in sample_queries(snapshot, index, 120):
             assert search(snapshot, index, query) == reference_search(snapshot, index, query)
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (04 §9.2-9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_search_prints_people_output(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    import re
+
+    outputs = {}
+    for query in ("exponential backoff", "thresholds scoring", "kubernetes", "FT-001"):
+        code, out, err = run_cli(capsys, "--root", str(fixture_plus), "search", query)
+        assert code == 0 and err == ""
+        first, _, rest = out.partition("\n")
+        assert re.fullmatch(r"indexed 25 documents, \d+ terms, \d+\.\d ms", first), first
+        outputs[query] = re.sub(r", \d+\.\d ms$", ", <MS> ms", first) + "\n" + rest
+    assert outputs["kubernetes"].endswith("\n(no matches)\n")
+    assert outputs == snapshot
+
+
+def test_cli_search_json_is_the_tool_result(
+    fixture_plus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    code, out, _err = run_cli(
+        capsys, "--root", str(fixture_plus), "search", "thresholds", "--json", "--status", "active"
+    )
+    _bank, snapshot, index = open_bank(fixture_plus)
+    assert code == 0
+    assert json.loads(out) == search(snapshot, index, "thresholds", status="active")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x"],
+        ["search", "queue", "--limit", "0"],
+        ["search", "queue", "--limit", "51"],
+        ["search", "queue", "--layer", "inbox"],
+    ],
+)
+def test_cli_search_bounds_are_usage_errors(
+    fixture_bank: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = run_cli(capsys, "--root", str(fixture_bank), *argv)
+    assert code == 2 and out == "" and "usage:" in err
