@@ -1,0 +1,760 @@
+"""The MCP surface: the only bank module that imports `mcp` (spec 04; ARCHITECTURE invariant 5).
+
+It declares tools, resources and prompts and adapts them to the core functions the CLI calls
+too; no logic lives here that a CLI call would not share. Per handler: take the process lock
+(04 §1), refresh the bank, call the core, return its plain dict. A `RefusalError` becomes
+`ToolError(<refusal text>)`; any other exception is a bug and becomes the `Internal error`
+text of 04 §1.1. The published words and the surface decision are data in `mbank.surface`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
+
+import anyio
+import msgspec
+from mcp import Client
+from mcp.server.lowlevel import NotificationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
+from mcp.types import Tool as MCPTool
+from mcp.types import ToolAnnotations
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from mbank.model import RefusalError
+from mbank.snapshot import Bank, Snapshot
+from mbank.surface import (
+    INSTRUCTIONS,
+    OBJECT_SCHEMA,
+    PARAMETER_WORDS,
+    PROMPTS,
+    RESOURCES,
+    SERVER_NAME,
+    SINCE_WORDS,
+    TOOL_WORDS,
+    SurfaceChoice,
+    check_before_commit_text,
+    compact_schema,
+    decide_surface,
+    record_adr_text,
+    review_inbox_text,
+    route_then_read_text,
+    session_start_text,
+    tool_sort_key,
+    tools_for,
+)
+
+log = logging.getLogger("mbank.server")
+
+T = TypeVar("T")
+
+# --------------------------------------------------------------------------------------------
+# Parameter types (04 §2): bounds and enums are published exactly as the tables give them
+# --------------------------------------------------------------------------------------------
+
+LayerFilter = Literal["dna", "knowledge", "decision", "delivery", "flow", "other"]
+Severity = Literal["error", "warning"]
+RuleId = Literal[
+    "invalid-frontmatter",
+    "broken-derived-from",
+    "missing-derived-from",
+    "cycle-in-derived-from",
+    "unregistered-doc",
+    "unresolved-rule-reference",
+    "unknown-enum-value",
+    "ssot-conflict",
+    "must-not-define-violated",
+    "dangling-index-entry",
+    "unknown-layer-value",
+    "no-contract",
+]
+
+TEXT_LIMIT = 1_000_000  # the bodyFile cap (04 §2.1)
+
+
+def _words(key: str) -> Any:
+    return Field(description=PARAMETER_WORDS[key])
+
+
+# One element of a `bank_read` batch: a path with its own section. No docstring: pydantic
+# would publish it as a description on every tools/list.
+class ReadItem(TypedDict):
+    path: str
+    section: NotRequired[str]
+
+
+Question = Annotated[str, Field(min_length=2, max_length=1000), _words("question")]
+Query = Annotated[str, Field(min_length=2, max_length=1000)]
+DocKind = Annotated[str | None, _words("docKind")]
+ReadPaths = Annotated[
+    str | Annotated[list[str | ReadItem], Field(max_length=50)], _words("readPath")
+]
+Section = Annotated[str | None, _words("section")]
+MaxBytes = Annotated[int | None, Field(ge=1000), _words("maxBytes")]
+ProjectName = Annotated[str, Field(min_length=1, max_length=100), _words("name")]
+Title = Annotated[str, Field(min_length=1)]
+Purpose = Annotated[str, Field(min_length=1), _words("purpose")]
+Keys = list[str] | None
+Body = Annotated[str | None, Field(max_length=TEXT_LIMIT)]
+BodyFile = Annotated[str | None, _words("bodyFile")]
+Extra = Annotated[dict[str, Any] | None, _words("extra")]
+Find = Annotated[str, Field(min_length=1, max_length=TEXT_LIMIT), _words("find")]
+Replacement = Annotated[str, Field(max_length=TEXT_LIMIT)]
+Content = Annotated[str | None, Field(min_length=1, max_length=TEXT_LIMIT)]
+ContentFile = Annotated[str | None, _words("contentFile")]
+Status = Annotated[str, Field(min_length=1)]
+FieldName = Annotated[str, Field(min_length=1)]
+FieldValue = Annotated[str, Field(max_length=2000)]
+Reason = Annotated[str, Field(min_length=1, max_length=2000)]
+Since = Annotated[str, Field(min_length=3), _words("since")]
+Scope = Annotated[str | None, _words("scope")]
+
+# --------------------------------------------------------------------------------------------
+# The bank behind a session: one Bank, one search index, one lock (04 §1)
+# --------------------------------------------------------------------------------------------
+
+INTERNAL_ERROR = "Internal error ({kind}): {message}. This is a bug in mbank; nothing was written."
+
+
+def _unwired(tool: str, where: str) -> ToolError:
+    return ToolError(
+        f"{tool} is not available in this build of mbank ({where} is missing); nothing was written."
+    )
+
+
+class BankService:
+    """One bank root, its search index kept for the process, and the lock every handler holds.
+
+    The lock is a `threading.Lock` taken by the thread that runs the core call (sync handlers
+    run in worker threads), so two calls never interleave a refresh. `engine` holds optional
+    write-engine overrides (`clock`, `make_id`, …) passed to every write tool; tests use them
+    for fixed times and journal ids.
+    """
+
+    def __init__(self, root: str, engine: Mapping[str, Any] | None = None) -> None:
+        from mbank.search import SearchIndex
+
+        self.bank = Bank(root)
+        self.index = SearchIndex()
+        self.lock = threading.Lock()
+        self.engine = dict(engine or {})
+
+    @property
+    def root(self) -> str:
+        """The bank root (absolute)."""
+        return self.bank.root
+
+    def now(self) -> datetime:
+        """The clock the inbox ages are measured on (the engine's, when a test fixed it)."""
+        clock: Callable[[], datetime] | None = self.engine.get("clock")
+        return clock() if clock is not None else datetime.now(UTC)
+
+    def guarded(self, tool: str, call: Callable[[], T]) -> T:
+        """Run `call` under the lock; refusals and bugs become `ToolError` (04 §1.1)."""
+        try:
+            with self.lock:
+                return call()
+        except ToolError:
+            raise
+        except RefusalError as exc:
+            raise ToolError(exc.refusal.message) from None
+        except Exception as exc:
+            log.exception("%s failed", tool)
+            raise ToolError(INTERNAL_ERROR.format(kind=type(exc).__name__, message=exc)) from exc
+
+    def read(self, tool: str, work: Callable[[Snapshot], T]) -> T:
+        """A read: refresh, then `work(snapshot)`, under the lock."""
+        return self.guarded(tool, lambda: work(self.bank.refresh()))
+
+    def write(
+        self, tool: str, function: str, arguments: dict[str, Any], dry_run: bool
+    ) -> dict[str, Any]:
+        """A write: `mbank.write_tools.<function>(bank, arguments, dry_run=…, **engine)`."""
+        from mbank import write_tools
+
+        core = getattr(write_tools, function, None)
+        if core is None:
+            raise _unwired(tool, f"mbank.write_tools.{function}")
+        given = {key: value for key, value in arguments.items() if value is not None}
+        return self.guarded(
+            tool, lambda: _plain(core(self.bank, given, dry_run=dry_run, **self.engine))
+        )
+
+    def not_a_document_note(self, path: str) -> str | None:
+        """The journal's "where did it go" sentence for a path (spec 03 §14.9)."""
+        from mbank.journal import where_did_it_go
+
+        return where_did_it_go(self.bank.root, path)
+
+    def warm(self) -> None:
+        """Refresh once and build the search index, so the first call is warm (04 §6.2)."""
+        try:
+            with self.lock:
+                self.index.sync(self.bank.refresh())
+        except Exception:  # a warm-up must never take the server down
+            log.exception("warming the bank failed")
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    """The core's result as plain JSON-ready data (msgspec values converted)."""
+    plain = msgspec.to_builtins(value)
+    if not isinstance(plain, dict):
+        raise TypeError(f"a tool returned {type(plain).__name__}, not an object")
+    return plain
+
+
+def _json_text(value: Any) -> str:
+    """A JSON resource body: 2-space indent, UTF-8 unescaped (04 §3)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def recover_interrupted(root: str) -> list[str]:
+    """Roll back a write a crash left half-applied (04 §6.2 step 4); never fails the start."""
+    from mbank.journal import recover_at_start
+
+    try:
+        return recover_at_start(root)
+    except RefusalError as exc:  # the lock is held: that writer finishes or the next recovers
+        log.warning("crash recovery skipped at start: %s", exc.refusal.message)
+        return []
+
+
+# --------------------------------------------------------------------------------------------
+# The server
+# --------------------------------------------------------------------------------------------
+
+
+class BankServer(MCPServer[Any]):
+    """`MCPServer` publishing compacted input schemas, `{"type": "object"}` output schemas and
+    the tools in spec order (04 §1.2, §2); argument validation still uses the full models."""
+
+    surface: str
+    service: BankService
+    _open: Callable[[], None]
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The SDK's list, compacted and in the order of 04 §2."""
+        tools = await super().list_tools()
+        published = [
+            tool.model_copy(
+                update={
+                    "input_schema": compact_schema(tool.input_schema),
+                    "output_schema": OBJECT_SCHEMA,
+                }
+            )
+            for tool in tools
+        ]
+        return sorted(published, key=lambda tool: tool_sort_key(tool.name))
+
+    def open_full_surface(self) -> bool:
+        """Register what the seed surface lacks (04 §6.4 step 1); False when already full."""
+        if self.surface != "seed":
+            return False
+        self._open()
+        self.surface = "full"
+        return True
+
+
+def _annotations(name: str) -> ToolAnnotations:
+    words = TOOL_WORDS[name]
+    return ToolAnnotations(
+        read_only_hint=words.read_only,
+        idempotent_hint=words.idempotent,
+        destructive_hint=words.destructive,
+    )
+
+
+async def _notify_lists_changed(ctx: Context[Any, Any]) -> None:
+    """Both delivery paths (04 §6.4 step 2); a failed notification is logged, never raised."""
+    session = ctx.session
+    senders: tuple[tuple[str, Callable[[], Awaitable[None]]], ...] = (
+        ("tools list_changed", session.send_tool_list_changed),
+        ("resources list_changed", session.send_resource_list_changed),
+        ("prompts list_changed", session.send_prompt_list_changed),
+        ("tools changed event", ctx.notify_tools_changed),
+        ("resources changed event", ctx.notify_resources_changed),
+        ("prompts changed event", ctx.notify_prompts_changed),
+    )
+    for label, send in senders:
+        try:
+            await send()
+        except Exception:
+            log.warning("could not send the %s notification", label, exc_info=True)
+
+
+def build_server(
+    root: str | None = None,
+    *,
+    off: Sequence[str] = (),
+    choice: SurfaceChoice | None = None,
+    engine: Mapping[str, Any] | None = None,
+) -> BankServer:
+    """The server for one bank: the surface decided (04 §6.2) unless `choice` is given.
+
+    `engine` overrides the write engine's clock and id factory (tests). Only what the surface
+    shows is registered (04 §6.3); a seed session registers the rest after a real `bank_init`.
+    """
+    if choice is None:
+        if root is None:
+            raise ValueError("build_server needs a root or a surface choice")
+        choice = decide_surface(root, off, recover=recover_interrupted)
+    service = BankService(choice.root, engine)
+    server = BankServer(
+        SERVER_NAME,
+        version=mbank_version(),
+        instructions=INSTRUCTIONS[choice.surface],
+        log_level=log_level(),
+    )
+    server.surface = choice.surface
+    server.service = service
+    read = service.read
+    write = service.write
+
+    def relative(snapshot: Snapshot) -> Callable[[str], str]:
+        return lambda given: service.bank.relative(given, snapshot)
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def bank_route(
+        question: Question,
+        limit: Annotated[int, Field(ge=1, le=25)] = 5,
+        docKind: DocKind = None,
+        layer: LayerFilter | None = None,
+    ) -> dict[str, Any]:
+        from mbank.route import route
+
+        return read(
+            "bank_route",
+            lambda snapshot: route(
+                snapshot, service.index, question, limit=limit, kind=docKind, layer=layer
+            ),
+        )
+
+    def bank_read(
+        path: ReadPaths, section: Section = None, maxBytes: MaxBytes = None
+    ) -> dict[str, Any]:
+        from mbank.read import read as read_documents
+
+        return read(
+            "bank_read",
+            lambda snapshot: read_documents(
+                snapshot,
+                cast("str | list[str | dict[str, Any]]", path),
+                section=section,
+                max_bytes=maxBytes,
+                relative=relative(snapshot),
+                not_a_document_note=service.not_a_document_note,
+            ),
+        )
+
+    def bank_search(
+        query: Query,
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        docKind: DocKind = None,
+        layer: LayerFilter | None = None,
+        status: str | None = None,
+    ) -> dict[str, Any]:
+        from mbank.search import search
+
+        return read(
+            "bank_search",
+            lambda snapshot: search(
+                snapshot,
+                service.index,
+                query,
+                limit=limit,
+                kind=docKind,
+                layer=layer,
+                status=status,
+            ),
+        )
+
+    def bank_changed(since: Since) -> dict[str, Any]:
+        from mbank.changed import changed
+
+        return read("bank_changed", lambda snapshot: changed(snapshot, since))
+
+    def bank_drift(
+        thresholdDays: Annotated[int, Field(ge=0, le=3650)] = 90, scope: Scope = None
+    ) -> dict[str, Any]:
+        from mbank.drift import drift
+
+        return read(
+            "bank_drift",
+            lambda snapshot: drift(snapshot, threshold_days=thresholdDays, scope=scope),
+        )
+
+    def bank_graph(
+        path: str,
+        direction: Literal["up", "down", "both"] = "down",
+        depth: Annotated[int, Field(ge=1, le=6)] = 2,
+        limit: Annotated[int, Field(ge=1, le=300), _words("graphLimit")] = 60,
+        neighbours: Annotated[bool, _words("neighbours")] = True,
+        format: Literal["json", "mermaid"] = "json",
+    ) -> dict[str, Any]:
+        from mbank.graph import graph
+
+        return read(
+            "bank_graph",
+            lambda snapshot: graph(
+                snapshot,
+                path,
+                direction=direction,
+                depth=depth,
+                limit=limit,
+                neighbours=neighbours,
+                format=format,
+                relative=relative(snapshot),
+                not_a_document_note=service.not_a_document_note,
+            ),
+        )
+
+    def bank_validate(
+        scope: Scope = None, severity: Severity | None = None, rule: RuleId | None = None
+    ) -> dict[str, Any]:
+        from mbank.validate import validate
+
+        return read(
+            "bank_validate",
+            lambda snapshot: validate(snapshot, scope=scope, severity=severity, rule=rule),
+        )
+
+    def bank_contract_diff(other: Annotated[str | None, _words("other")] = None) -> dict[str, Any]:
+        from mbank.contract_diff import contract_diff
+
+        return read("bank_contract_diff", lambda snapshot: contract_diff(snapshot, other))
+
+    # -- writes -----------------------------------------------------------------------------
+
+    async def bank_init(
+        name: ProjectName,
+        ctx: Context[Any, Any],
+        dryRun: bool = False,
+        force: Annotated[bool, _words("force")] = False,
+    ) -> dict[str, Any]:
+        arguments = {"name": name, "force": force}
+        result: dict[str, Any] = await anyio.to_thread.run_sync(
+            lambda: write("bank_init", "init", arguments, dryRun)
+        )
+        if not dryRun and server.open_full_surface():
+            await _notify_lists_changed(ctx)
+            result["surfaceOpened"] = True
+        return result
+
+    def bank_create(
+        docKind: str,
+        path: Annotated[str, _words("createPath")],
+        title: Title,
+        purpose: Purpose,
+        derivedFrom: Annotated[Keys, _words("derivedFrom")] = None,
+        canonicalFor: Annotated[Keys, _words("canonicalFor")] = None,
+        mustNotDefine: Keys = None,
+        status: str = "draft",
+        body: Body = None,
+        bodyFile: BodyFile = None,
+        extra: Extra = None,
+        inbox: Annotated[bool, _words("inbox")] = False,
+        dryRun: bool = False,
+    ) -> dict[str, Any]:
+        arguments = {
+            "docKind": docKind,
+            "path": path,
+            "title": title,
+            "purpose": purpose,
+            "derivedFrom": derivedFrom,
+            "canonicalFor": canonicalFor,
+            "mustNotDefine": mustNotDefine,
+            "status": status,
+            "body": body,
+            "bodyFile": bodyFile,
+            "extra": extra,
+            "inbox": inbox,
+        }
+        return write("bank_create", "create", arguments, dryRun)
+
+    def bank_edit(
+        path: str,
+        find: Find,
+        replace: Replacement,
+        section: Section = None,
+        dryRun: bool = False,
+    ) -> dict[str, Any]:
+        arguments = {"path": path, "find": find, "replace": replace, "section": section}
+        return write("bank_edit", "edit", arguments, dryRun)
+
+    def bank_update_section(
+        path: str,
+        section: Annotated[str, _words("section")],
+        content: Content = None,
+        contentFile: ContentFile = None,
+        mode: Literal["replace", "append"] = "replace",
+        dryRun: bool = False,
+    ) -> dict[str, Any]:
+        arguments = {
+            "path": path,
+            "section": section,
+            "content": content,
+            "contentFile": contentFile,
+            "mode": mode,
+        }
+        return write("bank_update_section", "update_section", arguments, dryRun)
+
+    def bank_rewrite(
+        path: str, body: Body = None, bodyFile: BodyFile = None, dryRun: bool = False
+    ) -> dict[str, Any]:
+        arguments = {"path": path, "body": body, "bodyFile": bodyFile}
+        return write("bank_rewrite", "rewrite", arguments, dryRun)
+
+    def bank_set_status(
+        path: str,
+        status: Status,
+        releaseCanonical: Annotated[bool, _words("releaseCanonical")] = False,
+        dryRun: bool = False,
+    ) -> dict[str, Any]:
+        arguments = {"path": path, "status": status, "releaseCanonical": releaseCanonical}
+        return write("bank_set_status", "set_status", arguments, dryRun)
+
+    def bank_set_field(
+        path: str, field: FieldName, value: FieldValue, dryRun: bool = False
+    ) -> dict[str, Any]:
+        arguments = {"path": path, "field": field, "value": value}
+        return write("bank_set_field", "set_field", arguments, dryRun)
+
+    def bank_promote(
+        path: Annotated[str, _words("notePath")],
+        to: Annotated[str, _words("to")],
+        docKind: str | None = None,
+        title: str | None = None,
+        purpose: str | None = None,
+        derivedFrom: Annotated[Keys, _words("promoteDerivedFrom")] = None,
+        canonicalFor: Keys = None,
+        mustNotDefine: Keys = None,
+        status: str = "active",
+        dryRun: bool = False,
+    ) -> dict[str, Any]:
+        arguments = {
+            "path": path,
+            "to": to,
+            "docKind": docKind,
+            "title": title,
+            "purpose": purpose,
+            "derivedFrom": derivedFrom,
+            "canonicalFor": canonicalFor,
+            "mustNotDefine": mustNotDefine,
+            "status": status,
+        }
+        return write("bank_promote", "promote", arguments, dryRun)
+
+    def bank_discard(path: str, reason: Reason, dryRun: bool = False) -> dict[str, Any]:
+        arguments = {"path": path, "reason": reason}
+        return write("bank_discard", "discard", arguments, dryRun)
+
+    def bank_materialize_flows(
+        force: Annotated[bool, _words("materializeForce")] = False, dryRun: bool = False
+    ) -> dict[str, Any]:
+        return write("bank_materialize_flows", "materialize_flows", {"force": force}, dryRun)
+
+    tools: dict[str, Callable[..., Any]] = {
+        "bank_route": bank_route,
+        "bank_read": bank_read,
+        "bank_init": bank_init,
+        "bank_create": bank_create,
+        "bank_edit": bank_edit,
+        "bank_update_section": bank_update_section,
+        "bank_rewrite": bank_rewrite,
+        "bank_set_status": bank_set_status,
+        "bank_set_field": bank_set_field,
+        "bank_promote": bank_promote,
+        "bank_discard": bank_discard,
+        "bank_search": bank_search,
+        "bank_changed": bank_changed,
+        "bank_materialize_flows": bank_materialize_flows,
+        "bank_drift": bank_drift,
+        "bank_graph": bank_graph,
+        "bank_validate": bank_validate,
+        "bank_contract_diff": bank_contract_diff,
+    }
+
+    # -- resources --------------------------------------------------------------------------
+
+    def index() -> str:
+        from mbank.resources import index_resource
+
+        return _json_text(service.read("memorybank://index", index_resource))
+
+    def frontmatter_schema() -> str:
+        from mbank.resources import frontmatter_schema as schema_text
+
+        return service.read("memorybank://schema/frontmatter", schema_text)
+
+    def health() -> str:
+        from mbank.health import health as health_data
+
+        return _json_text(service.read("memorybank://health", health_data))
+
+    def inbox() -> str:
+        from mbank.inbox import inbox_listing
+
+        return _json_text(
+            service.read(
+                "memorybank://inbox", lambda snapshot: inbox_listing(snapshot, service.now())
+            )
+        )
+
+    def journal() -> str:
+        from mbank.journal import journal_resource
+
+        return _json_text(
+            service.read("memorybank://journal", lambda _snapshot: journal_resource(service.root))
+        )
+
+    readers: dict[str, Callable[[], str]] = {
+        "index": index,
+        "frontmatter-schema": frontmatter_schema,
+        "health": health,
+        "inbox": inbox,
+        "journal": journal,
+    }
+
+    # -- prompts ----------------------------------------------------------------------------
+
+    def session_start(
+        since: Annotated[str, Field(description=SINCE_WORDS)] = "HEAD~20",
+    ) -> str:
+        return session_start_text(since)
+
+    def route_then_read(question: str) -> str:
+        return route_then_read_text(question)
+
+    def check_before_commit(
+        scope: Annotated[str | None, Field(description="A subdirectory to validate")] = None,
+    ) -> str:
+        return check_before_commit_text(scope)
+
+    def record_adr(decision: str) -> str:
+        return record_adr_text(decision)
+
+    def review_inbox() -> str:
+        return review_inbox_text()
+
+    prompts: dict[str, Callable[..., str]] = {
+        "session-start": session_start,
+        "route-then-read": route_then_read,
+        "check-before-commit": check_before_commit,
+        "record-adr": record_adr,
+        "review-inbox": review_inbox,
+    }
+
+    def register_tools(names: Sequence[str]) -> None:
+        for name in names:
+            words = TOOL_WORDS[name]
+            server.add_tool(
+                tools[name],
+                name=name,
+                title=words.title,
+                description=words.description,
+                annotations=_annotations(name),
+            )
+
+    def register_resources_and_prompts() -> None:
+        for resource in RESOURCES:
+            server.resource(
+                resource.uri,
+                name=resource.name,
+                description=resource.description,
+                mime_type=resource.mime_type,
+            )(readers[resource.name])
+        for prompt in PROMPTS:
+            server.prompt(name=prompt.name, title=prompt.title, description=prompt.description)(
+                prompts[prompt.name]
+            )
+
+    def open_rest() -> None:
+        register_tools([name for name in tools_for("full") if name not in tools_for("seed")])
+        register_resources_and_prompts()
+
+    server._open = open_rest
+    register_tools(tools_for(choice.surface))
+    if choice.surface == "full":
+        register_resources_and_prompts()
+    return server
+
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+LOG_LEVELS: tuple[LogLevel, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def log_level() -> LogLevel:
+    """`MBANK_LOG` (default and fallback `WARNING`)."""
+    wanted = os.environ.get("MBANK_LOG", "WARNING").upper()
+    return next((level for level in LOG_LEVELS if level == wanted), "WARNING")
+
+
+def mbank_version() -> str:
+    """The installed distribution's version, `0.0.0` when not installed (04 §1)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mbank")
+    except PackageNotFoundError:  # pragma: no cover - always installed in practice
+        return "0.0.0"
+
+
+# --------------------------------------------------------------------------------------------
+# Running over stdio
+# --------------------------------------------------------------------------------------------
+
+
+def initialization_options(server: BankServer) -> Any:
+    """The handshake options advertising `listChanged: true` for tools, resources and prompts.
+
+    `MCPServer.run()` advertises false and has no public switch, so this reaches the
+    low-level server through a private attribute (04 §6.3). It is the one place that does,
+    and `tests/test_stdio.py` checks the advertised flags over real stdio.
+    """
+    lowlevel = server._lowlevel_server
+    return lowlevel.create_initialization_options(
+        NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
+    )
+
+
+async def run_stdio(server: BankServer) -> None:
+    """Serve one connection over stdin/stdout until stdin closes."""
+    options = initialization_options(server)
+    async with stdio_server() as (read_stream, write_stream):
+        await server._lowlevel_server.run(read_stream, write_stream, options)
+
+
+def serve(root: str, off: Sequence[str] = ()) -> int:
+    """`mbank serve` / `mbank --root X`: decide the surface, recover, serve (04 §6.2, §9.6).
+
+    Crash recovery runs before the first request is read. In the full surface the bank is
+    refreshed and the search index built on a background thread holding the bank lock, so
+    the `initialize` answer does not wait for it and the first call finds it warm.
+    """
+    stderr_logging()
+    choice = decide_surface(root, off, recover=recover_interrupted)
+    server = build_server(choice=choice)
+    if choice.surface == "full":
+        threading.Thread(target=server.service.warm, name="mbank-warm", daemon=True).start()
+    anyio.run(run_stdio, server)
+    return 0
+
+
+def in_process_client(server: BankServer, **options: Any) -> Client:
+    """An `mcp.Client` speaking to `server` in process (for `mbank demo` and tests)."""
+    return Client(server, **options)
+
+
+def stderr_logging() -> None:
+    """Logs go to stderr only; stdout carries protocol messages (04 §1)."""
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level()))
