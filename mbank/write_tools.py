@@ -336,26 +336,13 @@ def seed_target_facts(bank: Bank, snapshot: Snapshot, paths: Iterable[str]) -> d
     return found
 
 
-def init(
-    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
-) -> dict[str, Any]:
-    """`bank_init`: seed the 24 starter documents where there is no bank (spec 03 §12).
-
-    The root is created by the write itself, once every check has passed (a dry run or a
-    refusal creates nothing). `engine` must not carry `create_root`.
-    """
+def init_facts(bank: Bank) -> GatherFacts:
+    """The outside facts of `bank_init`: whether the root is something other than a
+    directory, the package's starter set and where it was looked for, and the disk state of
+    every seed path."""
     from mbank.catalogue import starter_files, starter_location
     from mbank.gates.init import ROOT_NOT_DIRECTORY_FACT, SEED_TARGETS_FACT
-    from mbank.reducers.init import (
-        SEED_PATHS,
-        STARTER_FACT,
-        STARTER_LOCATION_FACT,
-        TOOL,
-        gate_and_plan,
-        init_result,
-    )
-
-    args, dry = _split_dry_run(arguments, dry_run)
+    from mbank.reducers.init import SEED_PATHS, STARTER_FACT, STARTER_LOCATION_FACT
 
     def gather(snapshot: Snapshot) -> dict[str, Any]:
         return {
@@ -365,17 +352,48 @@ def init(
             SEED_TARGETS_FACT: seed_target_facts(bank, snapshot, SEED_PATHS),
         }
 
+    return gather
+
+
+def init(
+    bank: Bank, arguments: Mapping[str, Any], *, dry_run: bool = False, **engine: Any
+) -> dict[str, Any]:
+    """`bank_init`: seed the 24 starter documents where there is no bank (spec 03 §12).
+
+    The root is created by the write itself, once every check has passed (a dry run or a
+    refusal creates nothing). `engine` must not carry `create_root`.
+    """
+    from mbank.reducers.init import TOOL, gate_and_plan, init_result
+
+    args, dry = _split_dry_run(arguments, dry_run)
     outcome = execute(
         bank,
         TOOL,
         args,
         gate_and_plan,
         dry_run=dry,
-        gather_facts=gather,
+        gather_facts=init_facts(bank),
         create_root=True,
         **engine,
     )
     return init_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
+
+
+def materialize_facts(bank: Bank) -> GatherFacts:
+    """The outside facts of `bank_materialize_flows`: the shipped templates and the disk
+    state of every path they would be copied to."""
+    from mbank.catalogue import shipped_templates
+    from mbank.gates.init import SEED_TARGETS_FACT
+    from mbank.reducers.templates import TEMPLATES_FACT
+
+    def gather(snapshot: Snapshot) -> dict[str, Any]:
+        templates = shipped_templates()
+        return {
+            TEMPLATES_FACT: templates,
+            SEED_TARGETS_FACT: seed_target_facts(bank, snapshot, templates),
+        }
+
+    return gather
 
 
 def materialize_flows(
@@ -386,22 +404,12 @@ def materialize_flows(
     A post-check refusal gains one line saying what to do: pass `force`, or restore the
     templates' sources first.
     """
-    from mbank.catalogue import shipped_templates
-    from mbank.gates.init import SEED_TARGETS_FACT
     from mbank.paths import refuse
     from mbank.reducers.init import init_result
     from mbank.reducers.materialize_flows import POSTCHECK_HINT, TOOL, gate_and_plan
-    from mbank.reducers.templates import TEMPLATES_FACT
 
     args, dry = _split_dry_run(arguments, dry_run)
-    templates = shipped_templates()
-
-    def gather(snapshot: Snapshot) -> dict[str, Any]:
-        return {
-            TEMPLATES_FACT: templates,
-            SEED_TARGETS_FACT: seed_target_facts(bank, snapshot, templates),
-        }
-
+    gather = materialize_facts(bank)
     try:
         outcome = execute(
             bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine

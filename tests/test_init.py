@@ -1,0 +1,513 @@
+"""`bank_init` (spec 03 §12, 04 §2.4, 05 §2 and §8, 07 §3.19): seeding a bank where there is
+none, through the tool's shell and the write engine.
+
+What the seeded documents say is proven in test_starter.py (on `catalogue.seed_files`); here:
+what the tool writes, reports and refuses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_banks import TODAY
+from planners import Clock, Ids
+from seeded_banks import NAME, Seeder, patched, tree_texts
+
+from mbank import catalogue, write_tools
+from mbank.gates.init import SEED_TARGETS_FACT, SeedTarget
+from mbank.journal import read_records
+from mbank.model import Intent, RefusalError
+from mbank.plan import sha256_hex
+from mbank.reducers.init import SEED_PATHS, format_init, gate_and_plan, seeded_documents
+from mbank.snapshot import Bank, Snapshot
+from mbank.validate import findings
+
+DIRECTORIES = [
+    "adr",
+    "dna",
+    "domain",
+    "engineering",
+    "features",
+    "flows",
+    "ops",
+    "processes",
+    "product",
+    "use-cases",
+]
+
+
+@pytest.fixture
+def seeder(tmp_path: Path) -> Seeder:
+    return Seeder(tmp_path / "memory_bank")
+
+
+def write(root: Path, path: str, text: str) -> None:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+def note(title: str, status: str = "active") -> str:
+    return (
+        f"---\ntitle: {title}\ndoc_kind: domain\ndoc_function: canonical\n"
+        f"purpose: A note kept before the bank was seeded.\nstatus: {status}\n---\n# {title}\n"
+    )
+
+
+def files_on_disk(root: Path) -> list[str]:
+    return sorted(path for path in tree_texts(root))
+
+
+# --------------------------------------------------------------------------------------------
+# What a successful init writes
+# --------------------------------------------------------------------------------------------
+
+
+def test_init_on_a_missing_root_seeds_the_24_documents_and_validates_clean(seeder: Seeder) -> None:
+    result = seeder.init()
+    snapshot = seeder.bank.refresh()
+    assert result["created"] is True
+    assert result["files"] == sorted(SEED_PATHS) and len(result["files"]) == 24
+    assert files_on_disk(seeder.root) == result["files"] == list(snapshot.docs)
+    assert "flows/templates/adr/ADR-ID.md" not in snapshot.docs
+    assert findings(snapshot) == ()
+    assert snapshot.contract.present and snapshot.contract.roots == ("dna/principles.md",)
+    assert snapshot.contract.requires_derived_from and snapshot.contract.forbids_cycles
+
+
+def test_init_writes_exactly_the_catalogue_seed(seeder: Seeder) -> None:
+    seeder.init()
+    assert tree_texts(seeder.root) == catalogue.seed_files(NAME, TODAY)
+
+
+def test_the_reducer_seed_is_the_catalogue_seed() -> None:
+    starter = catalogue.starter_files()
+    assert seeded_documents(starter, NAME, "here") == catalogue.seed_files(NAME, TODAY)
+
+
+def test_init_into_an_existing_empty_directory(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    root.mkdir()
+    (root / ".git").mkdir()
+    result = Seeder(root).init()
+    assert result["created"] is True and len(Bank(root).refresh().docs) == 24
+
+
+def test_init_result_keys_come_in_the_spec_order(seeder: Seeder) -> None:
+    dry = seeder.init(dryRun=True)
+    assert list(dry) == ["root", "created", "dryRun", "files", "directories", "warnings", "diff"]
+    real = seeder.init()
+    assert list(real) == [
+        "root",
+        "created",
+        "dryRun",
+        "files",
+        "directories",
+        "warnings",
+        "journalId",
+    ]
+    assert real["root"] == str(seeder.root) and os.path.isabs(real["root"])
+    assert real["dryRun"] is False and real["warnings"] == []
+
+
+def test_init_reports_the_eight_sections_plus_dna_and_flows(seeder: Seeder) -> None:
+    assert seeder.init()["directories"] == DIRECTORIES
+
+
+def test_init_is_one_journaled_write_with_the_journal_gitignore(seeder: Seeder) -> None:
+    result = seeder.init()
+    assert (seeder.root / ".mbank" / ".gitignore").read_text() == "wal/\nlock\nobjects/\n"
+    (record,) = read_records(str(seeder.root))
+    assert record.id == result["journalId"] == "20260914T120501Z-000001"
+    assert record.tool == "bank_init" and record.via == "mcp"
+    assert record.intent == {"name": NAME}
+    assert [op.path for op in record.ops] == sorted(SEED_PATHS)
+    assert {op.kind for op in record.ops} == {"create"}
+    assert list((seeder.root / ".mbank" / "wal").iterdir()) == []
+
+
+def test_the_name_is_used_stripped_in_the_root_index(seeder: Seeder) -> None:
+    seeder.init("  Ebook Parser  ")
+    text = (seeder.root / "README.md").read_text(encoding="utf-8")
+    assert "Knowledge base for **Ebook Parser**." in text
+
+
+def test_a_name_of_exactly_100_characters_is_accepted(seeder: Seeder) -> None:
+    name = "n" * 100
+    assert seeder.init(name)["created"] is True
+    assert f"**{name}**" in (seeder.root / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_first_create_in_a_fresh_bank_is_clean(seeder: Seeder) -> None:
+    seeder.init()
+    result = seeder.call(
+        write_tools.create,
+        {
+            "path": "engineering/architecture.md",
+            "title": "Architecture",
+            "purpose": "How the parser is put together.",
+            "docKind": "engineering",
+            "derivedFrom": ["../product/context.md"],
+        },
+    )
+    assert result["created"] is True and result["warnings"][0].startswith("No template matched")
+    assert findings(seeder.bank.refresh()) == ()
+
+
+# --------------------------------------------------------------------------------------------
+# Dry run
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_dry_run_creates_nothing_not_even_the_root(seeder: Seeder, tmp_path: Path) -> None:
+    before = sorted(os.listdir(tmp_path))
+    result = seeder.init(dryRun=True)
+    assert sorted(os.listdir(tmp_path)) == before and not seeder.root.exists()
+    assert result["created"] is False and result["dryRun"] is True
+    assert result["files"] == sorted(SEED_PATHS) and result["directories"] == DIRECTORIES
+    assert result["diff"].startswith("--- /dev/null\n+++ b/README.md\n@@ -0,0 +1,")
+
+
+def test_a_dry_run_into_an_existing_directory_writes_nothing(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    root.mkdir()
+    with assert_unchanged(tmp_path):
+        assert Seeder(root).init(dryRun=True)["created"] is False
+    assert not (root / ".mbank").exists()
+
+
+def test_the_dry_run_diff_applied_to_nothing_gives_the_seeded_bank(seeder: Seeder) -> None:
+    diff = seeder.init(dryRun=True)["diff"]
+    seeder.init()
+    assert patched({}, diff) == tree_texts(seeder.root)
+
+
+def test_the_init_plan_and_its_diff(seeder: Seeder, snapshot: Any) -> None:
+    assert seeder.planned("bank_init", {"name": NAME}) == snapshot
+
+
+# --------------------------------------------------------------------------------------------
+# Refusals, in the spec's order (03 §12)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\n", "\t \r\n"])
+def test_a_blank_name_is_refused(
+    name: str, seeder: Seeder, tmp_path: Path, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(tmp_path):
+        assert seeder.refusal(write_tools.init, {"name": name}) == (
+            "name-required",
+            "`name` is required: it goes into the root index.",
+        )
+    assert not seeder.root.exists()
+
+
+def test_a_missing_name_is_refused_like_a_blank_one(seeder: Seeder, tmp_path: Path) -> None:
+    assert seeder.refusal(write_tools.init, {})[0] == "name-required"
+
+
+@pytest.mark.parametrize("name", ["ebook\nparser", "ebook\r\nparser", "ebook\rparser", "a\u2028b"])
+def test_a_name_with_a_line_break_is_refused(
+    name: str, seeder: Seeder, tmp_path: Path, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(tmp_path):
+        assert seeder.refusal(write_tools.init, {"name": name}) == (
+            "name-multiline",
+            "`name` must fit on one line: it is the project's name.",
+        )
+
+
+def test_a_name_over_100_characters_is_refused(
+    seeder: Seeder, tmp_path: Path, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(tmp_path):
+        assert seeder.refusal(write_tools.init, {"name": "x" * 101}) == (
+            "name-too-long",
+            "`name` is 101 characters; keep it to 100 or fewer: it is a heading, not a "
+            "description.",
+        )
+
+
+def test_a_root_that_is_a_file_is_refused(tmp_path: Path, assert_unchanged: Any) -> None:
+    root = tmp_path / "bank"
+    root.write_text("not a directory\n")
+    with assert_unchanged(tmp_path):
+        assert Seeder(root).refusal(write_tools.init, {"name": NAME}) == (
+            "root-not-directory",
+            f"The bank root {root} exists and is not a directory.",
+        )
+
+
+def test_a_blank_name_is_refused_before_a_root_that_is_a_file(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    root.write_text("x")
+    assert Seeder(root).refusal(write_tools.init, {"name": " "})[0] == "name-required"
+
+
+def test_a_bank_with_documents_is_refused_without_force(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    write(root, "notes/a.md", note("A"))
+    write(root, "notes/b.md", note("B"))
+    with assert_unchanged(tmp_path):
+        assert Seeder(root).refusal(write_tools.init, {"name": NAME}) == (
+            "bank-not-empty",
+            "This bank already holds 2 documents. Refusing to seed over them; pass force to "
+            "override.",
+        )
+
+
+def test_a_second_init_is_refused(seeder: Seeder, tmp_path: Path, assert_unchanged: Any) -> None:
+    seeder.init()
+    with assert_unchanged(tmp_path):
+        reason, message = seeder.refusal(write_tools.init, {"name": NAME})
+    assert reason == "bank-not-empty"
+    assert message.startswith("This bank already holds 24 documents.")
+
+
+def test_a_name_is_checked_before_the_bank_is_found_not_empty(seeder: Seeder) -> None:
+    seeder.init()
+    assert seeder.refusal(write_tools.init, {"name": ""})[0] == "name-required"
+
+
+def test_a_missing_starter_set_is_refused(
+    seeder: Seeder, tmp_path: Path, assert_unchanged: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(catalogue, "starter_files", lambda: {})
+    with assert_unchanged(tmp_path):
+        assert seeder.refusal(write_tools.init, {"name": NAME}) == (
+            "starter-missing",
+            f"Starter set not found at {catalogue.starter_location()}. The server package is "
+            "incomplete.",
+        )
+
+
+def test_an_incomplete_starter_set_is_refused_after_the_bank_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    starter = catalogue.starter_files()
+    del starter["dna/governance.md"]
+    monkeypatch.setattr(catalogue, "starter_files", lambda: starter)
+    root = tmp_path / "bank"
+    write(root, "notes/a.md", note("A"))
+    assert Seeder(root).refusal(write_tools.init, {"name": NAME})[0] == "bank-not-empty"
+    assert Seeder(root).refusal(write_tools.init, {"name": NAME, "force": True})[0] == (
+        "starter-missing"
+    )
+
+
+def test_a_seed_directory_leading_out_of_the_bank_is_refused(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    outside = tmp_path / "elsewhere"
+    root.mkdir()
+    outside.mkdir()
+    (root / "dna").symlink_to(outside)
+    with assert_unchanged(tmp_path):
+        assert Seeder(root).refusal(write_tools.init, {"name": NAME}) == (
+            "path-symlink",
+            "Path leads outside the bank through a symbolic link: dna/README.md",
+        )
+
+
+def test_a_symbolic_link_at_a_seed_path_is_refused_even_with_force(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    write(root, "notes/target.md", note("Target"))
+    (root / "README.md").symlink_to(root / "notes" / "target.md")
+    with assert_unchanged(tmp_path):
+        assert Seeder(root).refusal(write_tools.init, {"name": NAME, "force": True}) == (
+            "path-symlink",
+            "Path leads outside the bank through a symbolic link: README.md",
+        )
+
+
+def test_a_directory_at_a_seed_path_is_never_overwritten(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    (root / "README.md").mkdir(parents=True)
+    for force in (False, True):
+        with assert_unchanged(tmp_path):
+            assert Seeder(root).refusal(write_tools.init, {"name": NAME, "force": force}) == (
+                "exists-unindexed",
+                "A file already exists at README.md but is not indexed. Refusing to overwrite it.",
+            )
+
+
+def _intent(arguments: dict[str, Any], facts: dict[str, Any]) -> Intent:
+    return Intent(
+        tool="bank_init",
+        arguments=arguments,
+        today=TODAY,
+        now=f"{TODAY}T12:05:01Z",
+        journal_id=None,
+        dry_run=True,
+        facts={"starter": catalogue.starter_files(), "starterLocation": "here", **facts},
+    )
+
+
+def _empty_snapshot(tmp_path: Path) -> Snapshot:
+    return Bank(tmp_path / "nowhere").refresh()
+
+
+def test_an_unindexed_file_at_a_seed_path_is_replaced_only_with_force(tmp_path: Path) -> None:
+    pre = sha256_hex(b"unreadable to the walk")
+    facts = {SEED_TARGETS_FACT: {"dna/README.md": SeedTarget(exists=True, sha256=pre)}}
+    snapshot = _empty_snapshot(tmp_path)
+    with pytest.raises(RefusalError) as refused:
+        gate_and_plan(snapshot, _intent({"name": NAME}, facts))
+    assert refused.value.refusal.rule == "exists-unindexed"
+    outcome = gate_and_plan(snapshot, _intent({"name": NAME, "force": True}, facts))
+    (replaced,) = [op for op in outcome.plan.ops if op.kind == "replace"]
+    assert replaced.path == "dna/README.md" and replaced.before == pre
+    assert len(outcome.plan.ops) == 24 and outcome.force is True
+
+
+def test_an_unreadable_file_at_a_seed_path_is_never_overwritten(tmp_path: Path) -> None:
+    facts = {SEED_TARGETS_FACT: {"README.md": SeedTarget(exists=True, sha256=None)}}
+    with pytest.raises(RefusalError) as refused:
+        gate_and_plan(_empty_snapshot(tmp_path), _intent({"name": NAME, "force": True}, facts))
+    assert refused.value.refusal.rule == "exists-unindexed"
+
+
+# --------------------------------------------------------------------------------------------
+# force
+# --------------------------------------------------------------------------------------------
+
+
+def _bank_with_notes(root: Path) -> None:
+    write(root, "README.md", note("An Old Root", status="draft"))
+    write(root, "notes/plan.md", note("Plan"))
+
+
+def test_force_seeds_over_existing_documents_with_a_warning(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    _bank_with_notes(root)
+    plan_before = (root / "notes" / "plan.md").read_bytes()
+    result = Seeder(root).init(force=True)
+    assert result["created"] is True and len(result["files"]) == 24
+    assert result["warnings"][0] == "Seeding over 2 existing documents."
+    assert (root / "notes" / "plan.md").read_bytes() == plan_before
+    assert (root / "README.md").read_text(encoding="utf-8") == catalogue.root_index(NAME)
+    (record,) = read_records(str(root))
+    kinds = {op.path: op.kind for op in record.ops}
+    assert kinds["README.md"] == "replace" and list(kinds.values()).count("create") == 23
+
+
+def test_errors_a_forced_seed_adds_to_existing_documents_are_warnings(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    _bank_with_notes(root)
+    result = Seeder(root).init(force=True)
+    assert (
+        "New error missing-derived-from on notes/plan.md: Governance requires every active "
+        "non-root document to declare derived_from."
+    ) in result["warnings"]
+    assert all(w.startswith("New ") for w in result["warnings"][1:])
+    errors = [f for f in findings(Bank(root).refresh()) if f.severity == "error"]
+    assert [(f.rule, f.path) for f in errors] == [("missing-derived-from", "notes/plan.md")]
+
+
+def test_the_forced_init_plan_and_its_diff(tmp_path: Path, snapshot: Any) -> None:
+    root = tmp_path / "bank"
+    _bank_with_notes(root)
+    seeder = Seeder(root)
+    planned = seeder.planned("bank_init", {"name": NAME, "force": True})
+    assert [op["kind"] for op in planned["plan"]["ops"]].count("replace") == 1
+    assert planned == snapshot
+
+
+def test_the_forced_dry_run_diff_applied_to_the_pre_state_gives_the_post_state(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "bank"
+    _bank_with_notes(root)
+    seeder = Seeder(root)
+    pre = tree_texts(root)
+    diff = seeder.init(force=True, dryRun=True)["diff"]
+    seeder.init(force=True)
+    assert patched(pre, diff) == tree_texts(root)
+
+
+def test_a_forced_init_over_the_same_seed_is_a_no_op(seeder: Seeder, tmp_path: Path) -> None:
+    seeder.init()
+    result = seeder.init(force=True)
+    assert result["created"] is False and "journalId" not in result
+    assert result["warnings"] == []
+    assert seeder.init(force=True, dryRun=True)["diff"] == ""
+    assert len(read_records(str(seeder.root))) == 1
+
+
+def test_force_on_an_empty_bank_gives_no_warning(seeder: Seeder) -> None:
+    assert seeder.init(force=True)["warnings"] == []
+
+
+def test_a_replaced_crlf_document_stays_crlf(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    root.mkdir()
+    (root / "README.md").write_bytes(note("Old").replace("\n", "\r\n").encode())
+    Seeder(root).init(force=True)
+    written = (root / "README.md").read_bytes()
+    assert written == catalogue.root_index(NAME).replace("\n", "\r\n").encode()
+
+
+def test_a_replaced_document_with_a_byte_order_mark_loses_it(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    root.mkdir()
+    (root / "README.md").write_bytes(b"\xef\xbb\xbf" + note("Old").encode())
+    seeder = Seeder(root)
+    pre = tree_texts(root)
+    diff = seeder.init(force=True, dryRun=True)["diff"]
+    seeder.init(force=True)
+    assert (root / "README.md").read_bytes() == catalogue.root_index(NAME).encode()
+    assert patched(pre, diff) == tree_texts(root)
+
+
+# --------------------------------------------------------------------------------------------
+# Output for people (04 §9.3)
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_human_init_output(seeder: Seeder) -> None:
+    dry = format_init(seeder.init(dryRun=True))
+    assert dry.startswith(
+        f"WOULD CREATE {seeder.root}\n"
+        "directories: adr, dna, domain, engineering, features, flows, ops, processes, product, "
+        "use-cases\n"
+        "files: 24\n"
+        "--- diff ---\n"
+        "--- /dev/null\n"
+    )
+    assert format_init(seeder.init()) == (
+        f"CREATED {seeder.root}\n"
+        "directories: adr, dna, domain, engineering, features, flows, ops, processes, product, "
+        "use-cases\n"
+        "files: 24\n"
+        "journal: 20260914T120502Z-000001\n"
+    )
+
+
+def test_the_human_output_of_a_forced_init_lists_its_warnings(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    _bank_with_notes(root)
+    text = format_init(Seeder(root).init(force=True))
+    assert "\nwarning: Seeding over 2 existing documents.\n" in text
+
+
+def test_the_journal_ids_and_times_come_from_the_injected_clock(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    clock, ids = Clock(), Ids()
+    result = write_tools.init(Bank(root), {"name": NAME}, clock=clock, make_id=ids)
+    (record,) = read_records(str(root))
+    assert result["journalId"] == record.id and record.time == "2026-09-14T12:05:01Z"
+    assert json.loads(json.dumps(result)) == result
