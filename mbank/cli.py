@@ -563,6 +563,50 @@ def _run_set_field(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# serve (and the bare form), memo: the MCP servers (spec 04 §9.6, 06); `mcp` is imported only
+# inside these handlers
+# --------------------------------------------------------------------------------------------
+
+
+def _add_serve(sub: Any) -> None:
+    parser = sub.add_parser("serve", help="serve the bank over MCP (stdio)")
+    parser.add_argument(
+        "--off",
+        action="append",
+        dest="serve_off",
+        default=[],
+        metavar="PATH",
+        help="serve nothing when the bank lies under PATH (repeatable)",
+    )
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from mbank.server import serve
+
+    root = resolve_root(args, required=True)
+    off = [*getattr(args, "off", []), *getattr(args, "serve_off", [])]
+    return serve(root, off)
+
+
+def _add_memo(sub: Any) -> None:
+    parser = sub.add_parser("memo", help="the working-memory MCP server (its own options)")
+
+    def pass_through(
+        arguments: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # everything after `memo` belongs to the memo server's own parser
+        return argparse.Namespace(memo_args=list(arguments or [])), []
+
+    setattr(parser, "parse_known_args", pass_through)  # noqa: B010 - replaces a method
+
+
+def _run_memo(args: argparse.Namespace) -> int:
+    from mbank.memo.server import main as memo_main
+
+    return memo_main(list(getattr(args, "memo_args", [])))
+
+
+# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -587,6 +631,8 @@ COMMANDS: dict[str, Command] = {
     "set-field": (_add_set_field, _run_set_field),
     "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
+    "serve": (_add_serve, _run_serve),
+    "memo": (_add_memo, _run_memo),
 }
 
 UPSTREAM_FLAGS = {
