@@ -169,3 +169,12 @@ def apply_diff(files: Mapping[str, str | None], diff: str) -> dict[str, str | No
             final = not new_without_newline if touched_end else old_final_newline
             result[path] = "\n".join(new_lines) + ("\n" if final and new_lines else "")
     return result
+
+
+def run_cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    """Run `mbank <argv>` in process: exit code, stdout, stderr."""
+    from mbank.cli import main
+
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

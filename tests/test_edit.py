@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from document_writes import Writer, apply_diff, normalise
+from document_writes import Writer, apply_diff, normalise, run_cli
 from planners import no_findings, plan_move
 
 from mbank.model import RefusalError
@@ -17,6 +18,7 @@ from mbank.validate import findings
 from mbank.writes import execute
 
 EDIT = "bank_edit"
+RULES_PATH = "domain/rules.md"
 
 
 def identities(writer: Writer) -> set[tuple[str, str, str]]:
@@ -402,3 +404,27 @@ def test_refusals_raise_refusal_errors_through_the_shell(writer: Writer) -> None
     with pytest.raises(RefusalError) as caught:
         writer.call(EDIT, {"path": "domain/rules.md", "find": "", "replace": "x"})
     assert caught.value.refusal.rule == "find-required"
+
+
+def test_cli_edit(writer: Writer, capsys: Any, snapshot: Any, assert_unchanged: Any) -> None:
+    root = str(writer.root)
+    argv = ["--root", root, "edit", RULES_PATH, "--find", "L1 rejects", "--replace", "L-1 rejects"]
+    with assert_unchanged(writer.root):
+        dry = run_cli([*argv, "--dry-run"], capsys)
+        refused = run_cli(
+            ["--root", root, "edit", RULES_PATH, "--find", "L1", "--replace", "x"], capsys
+        )
+    assert dry[0] == 0 and dry[1].startswith("WOULD EDIT domain/rules.md  (1327 -> 1328 bytes)\n")
+    assert refused == (
+        1,
+        "",
+        "mbank: Found 3 times in domain/rules.md. Give more surrounding text, or pass section "
+        "to narrow it: replacing the first of several is a guess, and this tool does not guess.\n",
+    )
+    real = run_cli(["--json", *argv], capsys)
+    assert real[0] == 0 and real[2] == ""
+    data = json.loads(real[1])
+    assert data["edited"] is True and data["dryRun"] is False and "journalId" in data
+    assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot
+    record = (writer.root / ".mbank" / "journal.jsonl").read_text().splitlines()[-1]
+    assert json.loads(record)["via"] == "cli"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from document_writes import Writer, apply_diff, normalise
+from document_writes import Writer, apply_diff, normalise, run_cli
 
 from mbank.reducers.rewrite import TOOL, format_rewrite, gate_and_plan
 from mbank.validate import findings
@@ -232,3 +234,27 @@ def test_human_output(writer: Writer, snapshot: Any) -> None:
     assert real.startswith("REWROTE domain/glossary.md  (")
     assert same.startswith("UNCHANGED domain/glossary.md  (")
     assert normalise({"dry": dry, "real": real, "same": same}, writer.root) == snapshot
+
+
+def test_cli_rewrite(
+    writer: Writer, capsys: Any, snapshot: Any, assert_unchanged: Any, monkeypatch: Any
+) -> None:
+    root = str(writer.root)
+    with assert_unchanged(writer.root):
+        dry = run_cli(
+            ["--root", root, "rewrite", GLOSSARY, "--body", NEW_BODY, "--dry-run"], capsys
+        )
+        refused = run_cli(["--root", root, "rewrite", GLOSSARY, "--body", " "], capsys)
+    assert dry[0] == 0 and dry[1].startswith("WOULD REWRITE domain/glossary.md  (536 -> ")
+    assert refused[0] == 1 and refused[2].startswith("mbank: `body` is empty.")
+    monkeypatch.setattr("sys.stdin", io.StringIO(NEW_BODY))
+    real = run_cli(["--root", root, "rewrite", GLOSSARY, "--body-file", "-"], capsys)
+    assert real[0] == 0 and real[1].startswith("REWROTE domain/glossary.md  (536 -> ")
+    source = writer.root.parent / "body.md"
+    source.write_text(NEW_BODY)
+    again = run_cli(
+        ["--json", "--root", root, "rewrite", GLOSSARY, "--body-file", str(source)], capsys
+    )
+    data = json.loads(again[1])
+    assert data["rewritten"] is False and "journalId" not in data
+    assert normalise({"dry": dry[1], "real": real[1], "json": data}, writer.root) == snapshot

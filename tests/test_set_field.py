@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from document_writes import Writer, apply_diff, normalise
+from document_writes import Writer, apply_diff, normalise, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -703,3 +704,34 @@ def test_a_typed_value_keeps_its_type_when_the_new_text_has_it(current: Any, new
     value = load_yaml(line).data["note"]  # type: ignore[index]
     if type(new) is type(current):
         assert type(value) is type(current) and value == new
+
+
+def test_cli_set_field(writer: Writer, capsys: Any, snapshot: Any, assert_unchanged: Any) -> None:
+    root = str(writer.root)
+    with assert_unchanged(writer.root):
+        dry = run_cli(
+            ["--root", root, "set-field", RULES, "title", "Intake Rules", "--dry-run"], capsys
+        )
+        refused = run_cli(["--root", root, "set-field", RULES, "status", "draft"], capsys)
+        same = run_cli(
+            ["--root", root, "set-field", RULES, "audience", "humans_and_agents"], capsys
+        )
+    assert dry[0] == 0 and dry[1].startswith(
+        "WOULD SET domain/rules.md title: Domain Rules -> Intake Rules\n"
+    )
+    assert refused == (
+        1,
+        "",
+        "mbank: status is where the gates are. Use bank_set_status, which runs them.\n",
+    )
+    assert same == (0, "UNCHANGED domain/rules.md audience: humans_and_agents\n", "")
+    real = run_cli(["--root", root, "--json", "set-field", RULES, "title", "Intake Rules"], capsys)
+    data = json.loads(real[1])
+    assert data["changed"] is True and data["indexes"] == ["domain/README.md"]
+    assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot
+
+
+def test_cli_set_field_needs_three_arguments(writer: Writer, capsys: Any) -> None:
+    with pytest.raises(SystemExit) as caught:
+        run_cli(["--root", str(writer.root), "set-field", RULES, "title"], capsys)
+    assert caught.value.code == 2

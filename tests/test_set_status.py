@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from document_writes import Writer, apply_diff, normalise
+from document_writes import Writer, apply_diff, normalise, run_cli
 
 from mbank.reducers.set_status import TOOL, format_set_status, gate_and_plan
 from mbank.validate import findings
@@ -317,3 +318,24 @@ def test_the_base_fixture_keeps_its_five_findings_through_transitions(base: Writ
     base.call(SET, {"path": "orphan.md", "status": "archived"})
     after = identities(base)
     assert after <= before and len(after) == 4  # the ssot-conflict is gone with the release
+
+
+def test_cli_set_status(writer: Writer, capsys: Any, snapshot: Any, assert_unchanged: Any) -> None:
+    root = str(writer.root)
+    with assert_unchanged(writer.root):
+        dry = run_cli(
+            ["--root", root, "set-status", RULES, "archived", "--release-canonical", "--dry-run"],
+            capsys,
+        )
+        refused = run_cli(["--root", root, "set-status", RULES, "archived"], capsys)
+        same = run_cli(["--root", root, "set-status", RULES, "active"], capsys)
+    assert dry[0] == 0 and dry[1].startswith(
+        "WOULD SET domain/rules.md status: active -> archived\n"
+        "released: filter_thresholds, humanization_rules\n--- diff ---\n"
+    )
+    assert refused[0] == 1 and refused[2].startswith('mbank: domain/rules.md still owns "')
+    assert same == (0, "UNCHANGED domain/rules.md status: active\n", "")
+    real = run_cli(["--root", root, "--json", "set-status", RULES, "draft"], capsys)
+    data = json.loads(real[1])
+    assert data["changed"] is True and data["from"] == "active" and data["to"] == "draft"
+    assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from document_writes import Writer, apply_diff, normalise
+from document_writes import Writer, apply_diff, normalise, run_cli
 
 from mbank.reducers.update_section import TOOL, format_update_section, gate_and_plan
 from mbank.validate import findings
@@ -341,3 +343,33 @@ def writer_section(writer: Writer) -> str:
     text = writer.text(RULES)
     start = text.index("## Invariants\n") + len("## Invariants\n")
     return text[start : text.index("## Пороги")]
+
+
+def test_cli_update_section(
+    writer: Writer, capsys: Any, snapshot: Any, assert_unchanged: Any, monkeypatch: Any
+) -> None:
+    root = str(writer.root)
+    argv = ["--root", root, "update-section", RULES, "thresholds"]
+    with assert_unchanged(writer.root):
+        dry = run_cli([*argv, "--content", "L1 rejects below 65.", "--dry-run"], capsys)
+        refused = run_cli(
+            ["--root", root, "update-section", RULES, "Missing", "--content", "x"], capsys
+        )
+        both = run_cli([*argv, "--content", "x", "--content-file", "a.md"], capsys)
+    assert dry[0] == 0
+    assert dry[1].startswith("WOULD UPDATE domain/rules.md :: Thresholds (replace)  (")
+    assert "--- diff ---\n--- a/domain/rules.md\n" in dry[1]
+    assert refused == (
+        1,
+        "",
+        'mbank: Section "Missing" not found in domain/rules.md. Available: Thresholds | '
+        "Invariants | Пороги\n",
+    )
+    assert both == (1, "", "mbank: Pass either content or contentFile, not both.\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("Piped in.\n"))
+    real = run_cli(["--json", *argv, "--content-file", "-", "--mode", "append"], capsys)
+    assert real[0] == 0
+    data = json.loads(real[1])
+    assert data["updated"] is True and data["mode"] == "append"
+    assert "\n\nPiped in.\n\n## Invariants" in writer.text(RULES)
+    assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot
