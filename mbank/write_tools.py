@@ -238,13 +238,13 @@ def _document_write(
     dry_run: bool,
     engine: dict[str, Any],
 ) -> WriteOutcome:
-    given = {key: value for key, value in arguments.items() if key != "dryRun"}
+    given, dry = _split_dry_run(arguments, dry_run)
     return execute(
         bank,
         tool,
         given,
         gate_and_plan,
-        dry_run=dry_run,
+        dry_run=dry,
         gather_facts=document_facts(bank, given.get("path")),
         **engine,
     )
