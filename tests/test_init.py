@@ -265,9 +265,9 @@ def test_a_bank_with_documents_is_refused_without_force(
         )
 
 
-def test_a_second_init_is_refused(seeder: Seeder, tmp_path: Path, assert_unchanged: Any) -> None:
+def test_a_second_init_is_refused(seeder: Seeder, assert_unchanged: Any) -> None:
     seeder.init()
-    with assert_unchanged(tmp_path):
+    with assert_unchanged(seeder.root):
         reason, message = seeder.refusal(write_tools.init, {"name": NAME})
     assert reason == "bank-not-empty"
     assert message.startswith("This bank already holds 24 documents.")
