@@ -41,7 +41,8 @@ def inbox_listing(snapshot: Snapshot, now: datetime) -> dict[str, Any]:
 
 def format_inbox(result: Mapping[str, Any]) -> str:
     """The human rendering: `(inbox empty)`, or per note its age, path and kind, then title
-    and purpose indented, a blank line; `total: N` (an empty kind shows as `?`)."""
+    and purpose indented, a blank line; `total: N` (an empty kind shows as `?`, an empty
+    purpose leaves its line out)."""
     entries = result["entries"]
     if not entries:
         return "(inbox empty)\n"
@@ -49,7 +50,8 @@ def format_inbox(result: Mapping[str, Any]) -> str:
     for entry in entries:
         lines.append(f"{entry['ageDays']:>4}d  {entry['path']}  [{entry['docKind'] or '?'}]")
         lines.append(" " * 7 + entry["title"])
-        lines.append(" " * 7 + entry["purpose"])
+        if entry["purpose"]:
+            lines.append(" " * 7 + entry["purpose"])
         lines.append("")
     lines.append(f"total: {result['count']}")
     return "\n".join(lines) + "\n"
