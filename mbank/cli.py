@@ -563,6 +563,151 @@ def _run_set_field(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# create, promote, discard (spec 04 §9.2-9.4): governed documents and the quarantine; inbox
+# lists the quarantine (a read)
+# --------------------------------------------------------------------------------------------
+
+
+def _list_values(values: list[str] | None) -> list[str] | None:
+    """Comma-separated, repeatable list flags, concatenated; None when the flag is absent."""
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _extra(pairs: list[str] | None, as_json: str | None) -> dict[str, Any] | None:
+    """`--extra-json` (an object) overlaid by each `--extra KEY=VALUE` in order (strings)."""
+    extra: dict[str, Any] = {}
+    if as_json is not None:
+        try:
+            loaded = json.loads(as_json)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--extra-json is not JSON: {exc.msg}") from None
+        if not isinstance(loaded, dict):
+            raise UsageError("--extra-json must be a JSON object")
+        extra.update(loaded)
+    for pair in pairs or []:
+        key, separator, value = pair.partition("=")
+        if not separator or not key.strip():
+            raise UsageError(f"--extra takes KEY=VALUE, not {pair!r}")
+        extra[key.strip()] = value
+    return extra if pairs or as_json is not None else None
+
+
+def _set_lists(arguments: dict[str, Any], args: argparse.Namespace) -> None:
+    for key, flag in (
+        ("derivedFrom", args.derived),
+        ("canonicalFor", args.canonical),
+        ("mustNotDefine", args.must_not_define),
+    ):
+        values = _list_values(flag)
+        if values is not None:
+            arguments[key] = values
+
+
+def _add_list_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--derived", action="append", metavar="A,B", help="derived_from entries")
+    parser.add_argument("--canonical", action="append", metavar="K1,K2", help="canonical_for keys")
+    parser.add_argument("--must-not-define", action="append", metavar="K1,K2")
+
+
+def _add_create(sub: Any) -> None:
+    parser = sub.add_parser("create", help="create a governed document (bank_create)")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--kind", default="engineering", help="doc_kind (default engineering)")
+    parser.add_argument("--title", help="default: the path")
+    parser.add_argument("--purpose", help="when to read it; routing ranks on this")
+    _add_list_flags(parser)
+    parser.add_argument("--status", default="draft")
+    parser.add_argument("--body", metavar="TEXT")
+    parser.add_argument("--body-file", metavar="F", help="a file in the project, or - (stdin)")
+    parser.add_argument("--extra", action="append", metavar="KEY=VALUE", help="repeatable")
+    parser.add_argument("--extra-json", metavar="JSON", help="an object of more frontmatter")
+    parser.add_argument("--inbox", action="store_true", help="quarantine: into _inbox/")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_create(args: argparse.Namespace) -> int:
+    from mbank.reducers.create import format_create
+
+    arguments: dict[str, Any] = {
+        "docKind": args.kind,
+        "path": args.path,
+        "title": args.title if args.title is not None else args.path,
+    }
+    if args.purpose is not None:
+        arguments["purpose"] = args.purpose
+    _set_lists(arguments, args)
+    arguments["status"] = args.status
+    _inline_or_file(arguments, "body", "bodyFile", args.body, args.body_file)
+    extra = _extra(args.extra, args.extra_json)
+    if extra is not None:
+        arguments["extra"] = extra
+    if args.inbox:
+        arguments["inbox"] = True
+    return _run_document_write(args, "create", arguments, format_create)
+
+
+def _add_promote(sub: Any) -> None:
+    parser = sub.add_parser("promote", help="move a note out of _inbox/ (bank_promote)")
+    parser.add_argument("path", metavar="PATH", help="the quarantined note")
+    parser.add_argument("--to", required=True, metavar="DEST", help="destination outside _inbox/")
+    parser.add_argument("--kind", help="doc_kind (default: the note's)")
+    parser.add_argument("--title", help="default: the note's")
+    parser.add_argument("--purpose", help="default: the note's")
+    _add_list_flags(parser)
+    parser.add_argument("--status", help="default active")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_promote(args: argparse.Namespace) -> int:
+    from mbank.reducers.promote import format_promote
+
+    arguments: dict[str, Any] = {"path": args.path, "to": args.to}
+    for key, value in (
+        ("docKind", args.kind),
+        ("title", args.title),
+        ("purpose", args.purpose),
+        ("status", args.status),
+    ):
+        if value is not None:
+            arguments[key] = value
+    _set_lists(arguments, args)
+    return _run_document_write(args, "promote", arguments, format_promote)
+
+
+def _add_discard(sub: Any) -> None:
+    parser = sub.add_parser("discard", help="drop a note from _inbox/, on the record")
+    parser.add_argument("path", metavar="PATH", help="the quarantined note")
+    parser.add_argument("--reason", required=True, metavar="TEXT", help="kept in the journal")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_discard(args: argparse.Namespace) -> int:
+    from mbank.reducers.discard import format_discard
+
+    arguments = {"path": args.path, "reason": args.reason}
+    return _run_document_write(args, "discard", arguments, format_discard)
+
+
+def _add_inbox(sub: Any) -> None:
+    sub.add_parser("inbox", help="the notes waiting in _inbox/, oldest first")
+
+
+def _run_inbox(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from mbank.inbox import format_inbox, inbox_listing
+
+    result = inbox_listing(_read_bank(args).refresh(), datetime.now(UTC))
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_inbox(result))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # serve (and the bare form), memo: the MCP servers (spec 04 §9.6, 06); `mcp` is imported only
 # inside these handlers
 # --------------------------------------------------------------------------------------------
@@ -623,12 +768,16 @@ COMMANDS: dict[str, Command] = {
     "changed": (_add_changed, _run_changed),
     "drift": (_add_drift, _run_drift),
     "validate": (_add_validate, _run_validate),
+    "inbox": (_add_inbox, _run_inbox),
     "history": (_add_history, _run_history),
+    "create": (_add_create, _run_create),
     "edit": (_add_edit, _run_edit),
     "update-section": (_add_update_section, _run_update_section),
     "rewrite": (_add_rewrite, _run_rewrite),
     "set-status": (_add_set_status, _run_set_status),
     "set-field": (_add_set_field, _run_set_field),
+    "promote": (_add_promote, _run_promote),
+    "discard": (_add_discard, _run_discard),
     "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
     "serve": (_add_serve, _run_serve),

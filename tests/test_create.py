@@ -15,6 +15,8 @@ from planners import Clock, Ids
 
 from mbank import write_tools
 from mbank.catalogue import SECTION_PLACEHOLDER, seed_files
+from mbank.cli import main
+from mbank.journal import read_records, record_data
 from mbank.model import RefusalError
 from mbank.parse import parse_text
 from mbank.plan import plan_data
@@ -876,9 +878,162 @@ def test_a_body_file_outside_the_project_is_refused(
     )
 
 
-def test_the_record_of_a_create_keeps_the_intent(seeded: Path) -> None:
-    from mbank.journal import read_records, record_data
+# --------------------------------------------------------------------------------------------
+# The CLI (spec 04 §9.2–§9.4)
+# --------------------------------------------------------------------------------------------
 
+
+def cli(root: Path, *argv: str) -> list[str]:
+    return ["--root", str(root), *argv]
+
+
+def test_cli_create_prints_the_result_and_the_journal_line(
+    seeded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        cli(
+            seeded,
+            "create",
+            "ops/deploy.md",
+            "--kind",
+            "ops",
+            "--title",
+            "Deploy",
+            "--purpose",
+            "How to ship.",
+            "--derived",
+            "../dna/governance.md",
+        )
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = out.split("\n")
+    assert lines[0] == "CREATED ops/deploy.md"
+    assert lines[1:5] == [
+        "template: (none)",
+        "registered in: ops/README.md",
+        'warning: No template matched doc_kind "ops"; wrote a minimal document instead.',
+        "--- preview ---",
+    ]
+    assert lines[-2].startswith("journal: ") and lines[-1] == ""
+
+
+def test_cli_create_dry_run_prints_the_diff_and_writes_nothing(
+    seeded: Path, capsys: pytest.CaptureFixture[str], assert_unchanged: Any
+) -> None:
+    with assert_unchanged(seeded):
+        code = main(
+            cli(
+                seeded,
+                "create",
+                "engineering/x.md",
+                "--purpose",
+                "P.",
+                "--derived",
+                "../dna/governance.md",
+                "--dry-run",
+            )
+        )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("WOULD CREATE engineering/x.md\ntemplate: (none)\n")
+    assert "--- diff ---\n--- /dev/null\n+++ b/engineering/x.md\n" in out
+    assert "title: engineering/x.md\n" in out
+
+
+def test_cli_create_json_lists_extra_and_inbox(
+    seeded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        cli(
+            seeded,
+            "create",
+            "n.md",
+            "--kind",
+            "domain",
+            "--title",
+            "Note",
+            "--purpose",
+            "A note.",
+            "--canonical",
+            "a,b",
+            "--canonical",
+            "c",
+            "--must-not-define",
+            "",
+            "--extra",
+            "owner=core",
+            "--extra-json",
+            '{"tags": ["x"], "owner": "nobody"}',
+            "--inbox",
+            "--json",
+        )
+    )
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["path"] == "_inbox/n.md" and result["created"] is True
+    fm = result["frontmatter"]
+    assert fm["canonical_for"] == ["a", "b", "c"] and fm["must_not_define"] == []
+    assert fm["tags"] == ["x"] and fm["owner"] == "core"
+
+
+def test_cli_create_refusal_exits_1_with_the_message(
+    fixture_bank: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(cli(fixture_bank, "create", "domain/rules.md", "--purpose", "P."))
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert captured.err == "mbank: Refusing to overwrite an existing document: domain/rules.md\n"
+
+
+def test_cli_create_reads_the_body_from_stdin(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Piped prose.\n"))
+    code = main(
+        cli(
+            seeded,
+            "create",
+            "engineering/p.md",
+            "--purpose",
+            "P.",
+            "--derived",
+            "../dna/governance.md",
+            "--body-file",
+            "-",
+            "--json",
+        )
+    )
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["preview"].endswith("Piped prose.\n")
+
+
+def test_cli_create_human_output(
+    seeded: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    """Real and dry-run output (an ops document: no template, so no date in it)."""
+    argv = [
+        "ops/deploy.md",
+        "--kind",
+        "ops",
+        "--title",
+        "Deploy",
+        "--purpose",
+        "How to ship.",
+        "--derived",
+        "../dna/governance.md,../product/context.md",
+    ]
+    main(cli(seeded, "create", *argv, "--dry-run"))
+    dry = capsys.readouterr().out
+    main(cli(seeded, "create", *argv))
+    real, journal = capsys.readouterr().out.rsplit("journal: ", 1)
+    assert journal.rstrip("\n") == read_records(str(seeded))[-1].id
+    assert {"dry": dry, "real": real} == snapshot
+
+
+def test_the_record_of_a_create_keeps_the_intent(seeded: Path) -> None:
     create(seeded, **ADR_ARGS)
     record = record_data(read_records(str(seeded))[-1])
     assert record["tool"] == "bank_create" and record["via"] == "mcp"

@@ -15,6 +15,7 @@ from planners import Clock, Ids
 
 from mbank import write_tools
 from mbank.catalogue import seed_files
+from mbank.cli import main
 from mbank.inbox import format_inbox, inbox_listing
 from mbank.journal import read_object, read_records, record_data
 from mbank.model import RefusalError
@@ -246,3 +247,59 @@ def test_an_empty_inbox_says_so(tmp_path: Path) -> None:
     listing = inbox_listing(Bank(seed(tmp_path / "bank")).refresh(), NOW)
     assert listing["count"] == 0 and listing["entries"] == []
     assert format_inbox(listing) == "(inbox empty)\n"
+
+
+# --------------------------------------------------------------------------------------------
+# The CLI (spec 04 §9.2–§9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_discard_human_output(
+    root: Path, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    argv = ["--root", str(root), "discard", "_inbox/idea.md", "--reason", "Stale."]
+    assert main([*argv, "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert main(argv) == 0
+    real, journal = capsys.readouterr().out.rsplit("journal: ", 1)
+    assert journal.rstrip("\n") == read_records(str(root))[-1].id
+    assert (
+        real
+        == f"DISCARDED _inbox/idea.md  ({len(NOTE)} bytes)\ntitle: Stale Idea\nreason: Stale.\n"
+    )
+    assert {"dry": dry} == snapshot
+
+
+def test_cli_discard_json_refusal_and_usage(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(root), "discard", "README.md", "--reason", "x"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "mbank: Only quarantined documents can be discarded; README.md is not in _inbox/."
+    )
+    with pytest.raises(SystemExit) as usage:
+        main(["--root", str(root), "discard", "_inbox/idea.md"])
+    assert usage.value.code == 2
+    capsys.readouterr()
+    assert main(["--root", str(root), "discard", "_inbox/idea.md", "--reason", "x", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["discarded"] is True and result["reason"] == "x"
+
+
+def test_cli_inbox_lists_the_quarantine_and_writes_nothing(
+    root: Path, capsys: pytest.CaptureFixture[str], assert_unchanged: Any
+) -> None:
+    now = datetime.now(UTC).timestamp()
+    os.utime(root / "_inbox/idea.md", (now - 3.5 * 86_400, now - 3.5 * 86_400))
+    with assert_unchanged(root):
+        assert main(["--root", str(root), "inbox"]) == 0
+        text = capsys.readouterr().out
+        assert main(["--root", str(root), "inbox", "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+    assert text == (
+        "   3d  _inbox/idea.md  [domain]\n       Stale Idea\n       An idea nobody needs.\n\n"
+        "total: 1\n"
+    )
+    assert result["root"] == str(root) and result["count"] == 1
+    assert result["entries"][0]["ageDays"] == 3
+    (root / "_inbox/idea.md").unlink()
+    assert main(["--root", str(root), "inbox"]) == 0
+    assert capsys.readouterr().out == "(inbox empty)\n"

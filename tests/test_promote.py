@@ -14,6 +14,7 @@ from planners import Clock, Ids
 
 from mbank import write_tools
 from mbank.catalogue import seed_files
+from mbank.cli import main
 from mbank.journal import history, read_records, record_data, where_did_it_go
 from mbank.model import RefusalError
 from mbank.plan import plan_data
@@ -566,3 +567,74 @@ def test_a_note_captured_with_bank_create_promotes_cleanly(session: Session) -> 
         "Link rewritten for the new location: ../domain/model.md -> model.md"
     ]
     assert session.findings() == []
+
+
+# --------------------------------------------------------------------------------------------
+# The CLI (spec 04 §9.2–§9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_promote_human_output(
+    session: Session, capsys: pytest.CaptureFixture[str], snapshot: Any
+) -> None:
+    argv = ["--root", str(session.root), "promote", "_inbox/terms.md", "--to", "domain/terms.md"]
+    argv += ["--derived", "model.md"]
+    assert main([*argv, "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert main(argv) == 0
+    real, journal = capsys.readouterr().out.rsplit("journal: ", 1)
+    assert journal.rstrip("\n") == read_records(str(session.root))[-1].id
+    assert real.startswith("PROMOTED _inbox/terms.md -> domain/terms.md\n")
+    assert dry.startswith("WOULD PROMOTE _inbox/terms.md -> domain/terms.md\n")
+    assert {"dry": dry, "real": real} == snapshot
+
+
+def test_cli_promote_json_overrides_and_lists(
+    session: Session, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "--root",
+            str(session.root),
+            "promote",
+            "_inbox/terms.md",
+            "--to",
+            "domain/glossary.md",
+            "--kind",
+            "domain",
+            "--title",
+            "Glossary",
+            "--purpose",
+            "Terms.",
+            "--derived",
+            "model.md",
+            "--canonical",
+            "parser_terms,book_terms",
+            "--must-not-define",
+            "pricing",
+            "--status",
+            "draft",
+            "--json",
+        ]
+    )
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["promoted"] is True
+    assert result["frontmatter"]["canonical_for"] == ["parser_terms", "book_terms"]
+    assert result["frontmatter"]["must_not_define"] == ["pricing"]
+    assert result["frontmatter"]["status"] == "draft"
+
+
+def test_cli_promote_refusal_and_usage_errors(
+    session: Session, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(session.root)
+    assert main(["--root", root, "promote", "domain/model.md", "--to", "x.md"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "mbank: Only quarantined documents can be promoted; domain/model.md is not in _inbox/.\n"
+    )
+    with pytest.raises(SystemExit) as usage:
+        main(["--root", root, "promote", "_inbox/terms.md"])
+    assert usage.value.code == 2
