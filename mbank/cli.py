@@ -708,6 +708,74 @@ def _run_inbox(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# init, materialize-flows (writes: spec 03 §12-13) and contract-diff (a read: 04 §2.19)
+# --------------------------------------------------------------------------------------------
+
+
+def _add_init(sub: Any) -> None:
+    parser = sub.add_parser("init", help="seed a memory bank where there is none (bank_init)")
+    parser.add_argument("name", metavar="NAME", help="the project's name (goes into README.md)")
+    parser.add_argument("--force", action="store_true", help="seed over existing documents")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_init(args: argparse.Namespace) -> int:
+    from mbank import write_tools
+    from mbank.reducers.init import format_init
+    from mbank.snapshot import Bank
+
+    try:
+        root = resolve_root(args)
+    except UsageError:  # no bank found: init makes one here (spec 04 §9.1)
+        root = os.path.abspath("memory_bank")
+    arguments = {"name": args.name, "force": args.force}
+    result = write_tools.init(Bank(root), arguments, dry_run=args.dry_run, via="cli")
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_init(result))
+    return EXIT_OK
+
+
+def _add_materialize_flows(sub: Any) -> None:
+    parser = sub.add_parser(
+        "materialize-flows", help="copy the shipped templates into flows/templates/"
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite the bank's templates")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _run_materialize_flows(args: argparse.Namespace) -> int:
+    from mbank.reducers.materialize_flows import format_materialize
+
+    arguments = {"force": args.force}
+    return _run_document_write(args, "materialize_flows", arguments, format_materialize)
+
+
+def _add_contract_diff(sub: Any) -> None:
+    parser = sub.add_parser(
+        "contract-diff", help="compare this bank's dna/ contract with another bank's"
+    )
+    parser.add_argument(
+        "other",
+        nargs="?",
+        metavar="OTHER_BANK",
+        help="a bank root, relative to the project (the bank's parent); default: the starter",
+    )
+
+
+def _run_contract_diff(args: argparse.Namespace) -> int:
+    from mbank.contract_diff import contract_diff, format_contract_diff
+
+    result = contract_diff(_read_bank(args).refresh(), args.other)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_contract_diff(result))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # serve (and the bare form), memo: the MCP servers (spec 04 §9.6, 06); `mcp` is imported only
 # inside these handlers
 # --------------------------------------------------------------------------------------------
@@ -768,8 +836,10 @@ COMMANDS: dict[str, Command] = {
     "changed": (_add_changed, _run_changed),
     "drift": (_add_drift, _run_drift),
     "validate": (_add_validate, _run_validate),
+    "contract-diff": (_add_contract_diff, _run_contract_diff),
     "inbox": (_add_inbox, _run_inbox),
     "history": (_add_history, _run_history),
+    "init": (_add_init, _run_init),
     "create": (_add_create, _run_create),
     "edit": (_add_edit, _run_edit),
     "update-section": (_add_update_section, _run_update_section),
@@ -778,6 +848,7 @@ COMMANDS: dict[str, Command] = {
     "set-field": (_add_set_field, _run_set_field),
     "promote": (_add_promote, _run_promote),
     "discard": (_add_discard, _run_discard),
+    "materialize-flows": (_add_materialize_flows, _run_materialize_flows),
     "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
     "serve": (_add_serve, _run_serve),
