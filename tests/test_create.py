@@ -14,7 +14,7 @@ import pytest
 from planners import Clock, Ids
 
 from mbank import write_tools
-from mbank.catalogue import SECTION_PLACEHOLDER, seed_files
+from mbank.catalogue import SECTION_PLACEHOLDER, seed_files, shipped_templates
 from mbank.cli import main
 from mbank.journal import read_records, record_data
 from mbank.model import RefusalError
@@ -24,7 +24,7 @@ from mbank.reducers.create import TOOL, gate_and_plan
 from mbank.route import route_header_only
 from mbank.snapshot import Bank
 from mbank.validate import findings
-from mbank.writes import execute
+from mbank.writes import execute, run_undo
 
 TODAY = "2026-09-14"
 ADR = "adr/ADR-20260914T120000Z-two-formats-one-model.md"
@@ -1042,3 +1042,125 @@ def test_the_record_of_a_create_keeps_the_intent(seeded: Path) -> None:
         (ADR, "create"),
         ("adr/README.md", "replace"),
     ]
+
+
+def test_a_body_file_that_is_a_directory_a_git_file_or_a_link_out_is_refused(
+    seeded: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, assert_unchanged: Any
+) -> None:
+    (tmp_path / "adir").mkdir()
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git/config").write_text("[core]\n", encoding="utf-8")
+    secret = tmp_path_factory.mktemp("secret") / "s.md"
+    secret.write_text("secret\n", encoding="utf-8")
+    (tmp_path / "link.md").symlink_to(secret)
+    base = {**BASE, "path": "domain/x.md", "derivedFrom": []}
+    with assert_unchanged(seeded):
+        assert refused(seeded, **base, bodyFile="adir") == (
+            "file-not-regular",
+            'bodyFile "adir" is not a regular file.',
+        )
+        assert refused(seeded, **base, bodyFile=".git/config")[0] == "file-hidden"
+        assert refused(seeded, **base, bodyFile="link.md") == (
+            "file-symlink",
+            'bodyFile "link.md" leads outside this project through a symbolic link.',
+        )
+
+
+def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section(
+    seeded: Path,
+) -> None:
+    """07 §2.4 steps 2, 4–6 as far as create, promote and discard go: every accepted write
+    keeps a seeded bank at zero findings; refused ones change nothing; the materialised
+    templates win; undoing the first epic removes its section index and root entry."""
+    session = {"clock": Clock(), "make_id": Ids(), "cwd": str(seeded.parent)}
+    bank = Bank(seeded)
+
+    def accepted(tool: Any, **arguments: Any) -> dict[str, Any]:
+        result: dict[str, Any] = tool(bank, arguments, **session)
+        assert zero_findings(seeded) == [], arguments
+        return result
+
+    accepted(
+        write_tools.create,
+        docKind="domain",
+        path="domain/model.md",
+        title="Domain Model",
+        purpose="The entities of the ebook parser.",
+        derivedFrom=["../product/context.md"],
+        body="Books and chapters.\n\n## Entities\n\nBook.\n\n## Relations\n\nOne book.",
+    )
+    accepted(
+        write_tools.create,
+        docKind="domain",
+        path="domain/rules.md",
+        title="Domain Rules",
+        purpose="The filter thresholds of the parser.",
+        derivedFrom=["model.md"],
+        canonicalFor=["filter_thresholds"],
+        body="Rules.\n\n## Thresholds\n\nBelow 60.\n\n## Invariants\n\nFirst.",
+    )
+    accepted(write_tools.create, **{**ADR_ARGS, "derivedFrom": ["../domain/model.md"]})
+    accepted(
+        write_tools.create,
+        docKind="engineering",
+        path="engineering/architecture.md",
+        title="Architecture",
+        purpose="How the parser is built.",
+        canonicalFor=["package_layout"],
+        derivedFrom=["../domain/rules.md"],
+    )
+    brief = accepted(
+        write_tools.create,
+        docKind="feature",
+        path="features/FT-001/brief.md",
+        title="FT-001 Brief",
+        purpose="The first feature.",
+        derivedFrom=["../../engineering/architecture.md", f"../../{ADR}"],
+    )
+    assert brief["template"] == "flows/templates/feature/brief.md"
+    for refusal in (
+        {"path": "domain/x.md", "canonicalFor": ["filter_thresholds"]},
+        {"path": "domain/y.md", "derivedFrom": ["nope.md"]},
+        {"path": "../z.md"},
+    ):
+        before = zero_findings(seeded)
+        with pytest.raises(RefusalError):
+            write_tools.create(bank, {**BASE, **refusal}, **session)
+        assert zero_findings(seeded) == before
+    note = accepted(
+        write_tools.create,
+        docKind="domain",
+        path="terms.md",
+        title="Terms",
+        purpose="Terms of the parser.",
+        inbox=True,
+        body="See [the model](../domain/model.md).",
+    )
+    accepted(write_tools.promote, path=note["path"], to="domain/terms.md", derivedFrom=["model.md"])
+    accepted(write_tools.create, docKind="domain", path="n.md", title="N", purpose="N.", inbox=True)
+    accepted(write_tools.discard, path="_inbox/n.md", reason="A duplicate.")
+    for path, text in shipped_templates().items():
+        (seeded / path).parent.mkdir(parents=True, exist_ok=True)
+        (seeded / path).write_text(text.replace("## Problem", "## Our Problem"), encoding="utf-8")
+    assert zero_findings(seeded) == []
+    root_before = read(seeded, "README.md")
+    epic = accepted(
+        write_tools.create,
+        docKind="epic",
+        path="epics/EP-001/charter.md",
+        title="Parser Epic",
+        purpose="The goal of the parser effort.",
+        derivedFrom=["../../domain/model.md"],
+    )
+    assert epic["template"] == "flows/templates/epic/charter.md"
+    assert "## Our Problem" in read(seeded, "epics/EP-001/charter.md")
+    assert epic["registeredIn"] == ["epics/README.md"]
+    undone = run_undo(bank, clock=session["clock"], make_id=session["make_id"])
+    assert [entry["path"] for entry in undone["files"]] == [
+        "README.md",
+        "epics/README.md",
+        "epics/EP-001/charter.md",
+    ]
+    assert read(seeded, "README.md") == root_before
+    assert not (seeded / "epics").exists() or not any((seeded / "epics").rglob("*.md"))
+    assert zero_findings(seeded) == []
