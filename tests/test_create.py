@@ -1164,3 +1164,73 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
     assert read(seeded, "README.md") == root_before
     assert not (seeded / "epics").exists() or not any((seeded / "epics").rglob("*.md"))
     assert zero_findings(seeded) == []
+
+
+@pytest.mark.corpus
+def test_creates_promotions_and_discards_work_on_the_real_banks(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    """Each real bank, copied: a document of every templated kind is created and registered
+    in the index the bank already has (or a section index built for it), a captured note is
+    promoted and another discarded, and no write adds an error (the post-check would refuse)."""
+    import shutil
+
+    for name, source in sorted(corpus.items()):
+        root = tmp_path / name
+        shutil.copytree(source, root)
+        bank = Bank(root)
+        errors_before = {f for f in findings(bank.refresh()) if f.severity == "error"}
+        engine = {"clock": Clock(), "make_id": Ids(), "cwd": str(tmp_path)}
+        for kind, path in (
+            ("domain", "domain/mbank-probe.md"),
+            ("adr", "adr/ADR-20260914T120000Z-mbank-probe.md"),
+            ("feature", "features/FT-999/brief.md"),
+            ("prompt", "prompts/PROMPT-999-mbank-probe.md"),
+            ("epic", "epics/EP-999/charter.md"),
+        ):
+            up = "../" * (path.count("/"))
+            result = write_tools.create(
+                bank,
+                {
+                    "docKind": kind,
+                    "path": path,
+                    "title": f"Probe {kind}",
+                    "purpose": "A probe document written by the corpus tier.",
+                    "derivedFrom": [f"{up}dna/governance.md"],
+                },
+                **engine,
+            )
+            assert result["created"] is True, (name, path)
+            assert len(result["registeredIn"]) == 1, (name, path)
+            index = read(root, result["registeredIn"][0])
+            assert f"Probe {kind}" in index, (name, path)
+        note = write_tools.create(
+            bank,
+            {
+                "docKind": "domain",
+                "path": "n.md",
+                "title": "Note",
+                "purpose": "A note.",
+                "inbox": True,
+            },
+            **engine,
+        )
+        write_tools.promote(
+            bank,
+            {
+                "path": note["path"],
+                "to": "domain/mbank-note.md",
+                "derivedFrom": ["../dna/governance.md"],
+            },
+            **engine,
+        )
+        write_tools.create(
+            bank,
+            {"docKind": "domain", "path": "m.md", "title": "M", "purpose": "M.", "inbox": True},
+            **engine,
+        )
+        write_tools.discard(bank, {"path": "_inbox/m.md", "reason": "A probe."}, **engine)
+        errors_after = {f for f in findings(bank.refresh()) if f.severity == "error"}
+        assert {(f.rule, f.path, f.message) for f in errors_after} <= {
+            (f.rule, f.path, f.message) for f in errors_before
+        }, name
