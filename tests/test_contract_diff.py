@@ -532,3 +532,47 @@ def test_the_human_output_of_a_bank_that_matches(tmp_path: Path) -> None:
     assert "values permitted there but not here, used here:\n  (none)\nby file:\n  (none)\n" in text
     assert text.endswith("recommendation: (none)\n")
     assert "doc_kind\n  only here: (none)\n  only there: (none)\n  common: 14 values\n" in text
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (04 §9.2-9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_json_equals_the_tool_result(tmp_path: Path, capsys: Any) -> None:
+    here = old_bank(tmp_path / "here")
+    there = seeded_bank(tmp_path / "there")
+    code, out, _ = run_cli(capsys, "--json", "contract-diff", "--root", str(here))
+    assert code == 0 and json.loads(out) == contract_diff(snapshot_of(here))
+    code, out, _ = run_cli(capsys, "contract-diff", str(there), "--root", str(here), "--json")
+    assert code == 0 and json.loads(out) == contract_diff(snapshot_of(here), str(there))
+
+
+def test_cli_other_is_relative_to_the_project(tmp_path: Path, capsys: Any) -> None:
+    here = old_bank(tmp_path / "here")
+    seeded_bank(tmp_path / "there")
+    code, out, _ = run_cli(capsys, "--json", "contract-diff", "there", "--root", str(here))
+    assert code == 0 and json.loads(out)["there"]["root"] == str(tmp_path / "there")
+
+
+def test_cli_human_output_on_the_fixture_bank(
+    fixture_bank: Path, capsys: Any, snapshot: Any, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(fixture_bank):
+        code, out, err = run_cli(capsys, "contract-diff", "--root", str(fixture_bank))
+    assert (code, err) == (0, "")
+    assert out.replace(str(fixture_bank), "<ROOT>") == snapshot
+
+
+def test_cli_an_other_that_is_not_a_directory_exits_1(tmp_path: Path, capsys: Any) -> None:
+    here = seeded_bank(tmp_path / "here")
+    code, out, err = run_cli(capsys, "contract-diff", "nowhere", "--root", str(here))
+    assert (code, out, err) == (1, "", "mbank: Not a directory: nowhere\n")

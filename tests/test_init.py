@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from document_writes import normalise
 from fixture_banks import TODAY
 from planners import Clock, Ids
 from seeded_banks import NAME, Seeder, patched, tree_texts
@@ -511,3 +512,108 @@ def test_the_journal_ids_and_times_come_from_the_injected_clock(tmp_path: Path) 
     (record,) = read_records(str(root))
     assert result["journalId"] == record.id and record.time == "2026-09-14T12:05:01Z"
     assert json.loads(json.dumps(result)) == result
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (04 §9.2-9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_init_creates_the_bank_and_prints_the_summary(
+    tmp_path: Path, capsys: Any, snapshot: Any
+) -> None:
+    root = tmp_path / "bank"
+    code, out, err = run_cli(capsys, "init", NAME, "--root", str(root))
+    assert (code, err) == (0, "")
+    assert len(Bank(root).refresh().docs) == 24
+    (record,) = read_records(str(root))
+    assert record.via == "cli" and record.intent == {"name": NAME, "force": False}
+    assert normalise(out, root) == snapshot
+
+
+def test_cli_init_dry_run_prints_the_diff_and_writes_nothing(
+    tmp_path: Path, capsys: Any, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    with assert_unchanged(tmp_path):
+        code, out, _ = run_cli(capsys, "init", NAME, "--root", str(root), "--dry-run")
+    assert code == 0 and out.startswith(f"WOULD CREATE {root}\n")
+    assert "\n--- diff ---\n--- /dev/null\n+++ b/README.md\n" in out
+
+
+def test_cli_init_json_is_the_tool_result(tmp_path: Path, capsys: Any) -> None:
+    root = tmp_path / "bank"
+    code, out, _ = run_cli(capsys, "--json", "init", NAME, "--root", str(root))
+    printed = json.loads(out)
+    assert code == 0 and printed["created"] is True and printed["root"] == str(root)
+    assert list(printed) == [
+        "root",
+        "created",
+        "dryRun",
+        "files",
+        "directories",
+        "warnings",
+        "journalId",
+    ]
+    assert printed["journalId"] == read_records(str(root))[0].id
+
+
+def test_cli_init_refusal_goes_to_stderr_with_exit_code_1(
+    tmp_path: Path, capsys: Any, assert_unchanged: Any
+) -> None:
+    root = tmp_path / "bank"
+    write(root, "notes/a.md", note("A"))
+    with assert_unchanged(tmp_path):
+        code, out, err = run_cli(capsys, "init", NAME, "--root", str(root))
+    assert (code, out) == (1, "")
+    assert err == (
+        "mbank: This bank already holds 1 documents. Refusing to seed over them; pass force to "
+        "override.\n"
+    )
+
+
+def test_cli_init_force_warns(tmp_path: Path, capsys: Any) -> None:
+    root = tmp_path / "bank"
+    write(root, "notes/a.md", note("A", status="draft"))
+    code, out, _ = run_cli(capsys, "init", NAME, "--root", str(root), "--force")
+    assert code == 0 and "\nwarning: Seeding over 1 existing documents.\n" in out
+
+
+def test_cli_init_without_a_bank_found_uses_memory_bank_here(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MBANK_ROOT", raising=False)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    code, out, _ = run_cli(capsys, "init", NAME)
+    assert code == 0 and out.startswith(f"CREATED {project / 'memory_bank'}\n")
+    assert len(Bank(project / "memory_bank").refresh().docs) == 24
+
+
+def test_cli_init_finds_an_existing_bank_first(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MBANK_ROOT", raising=False)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write(project / "memory-bank", "notes/a.md", note("A"))
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    code, _, err = run_cli(capsys, "init", NAME)
+    assert code == 1 and "already holds 1 documents" in err
+    assert not (project / "src" / "memory_bank").exists()
+
+
+def test_cli_init_without_a_name_is_a_usage_error(tmp_path: Path, capsys: Any) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli(capsys, "init", "--root", str(tmp_path / "bank"))
+    assert exited.value.code == 2

@@ -3,10 +3,12 @@ ownership of the shipped templates."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from document_writes import normalise
 from seeded_banks import Seeder, patched, tree_texts
 
 from mbank import catalogue, write_tools
@@ -296,3 +298,49 @@ def test_a_bank_without_journal_can_be_materialised(tmp_path: Path) -> None:
     assert Seeder(root).materialize()["created"] is True
     assert (root / ".mbank" / ".gitignore").is_file()
     assert findings(Bank(root).refresh()) == ()
+
+
+# --------------------------------------------------------------------------------------------
+# The command line (04 §9.2-9.4)
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_materialize_flows_copies_and_says_the_bank_owns_them(
+    seeded: Seeder, capsys: Any, snapshot: Any
+) -> None:
+    code, out, err = run_cli(capsys, "materialize-flows", "--root", str(seeded.root))
+    assert (code, err) == (0, "")
+    assert read_records(str(seeded.root))[-1].via == "cli"
+    assert normalise(out, seeded.root) == snapshot
+
+
+def test_cli_materialize_flows_dry_run_prints_the_diff(
+    seeded: Seeder, capsys: Any, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(seeded.root):
+        code, out, _ = run_cli(capsys, "materialize-flows", "--root", str(seeded.root), "--dry-run")
+    assert code == 0 and out.startswith(f"WOULD COPY 24 files into {seeded.root}/flows/templates\n")
+    assert "\n--- diff ---\n--- a/flows/templates/README.md\n" in out
+
+
+def test_cli_materialize_flows_json_and_force(seeded: Seeder, capsys: Any) -> None:
+    seeded.materialize()
+    code, _, err = run_cli(capsys, "materialize-flows", "--root", str(seeded.root))
+    assert code == 1 and err == "mbank: " + OWNED.format(n=23) + "\n"
+    template = seeded.root / ADR_TEMPLATE
+    template.write_text(template.read_text("utf-8") + "\nLocal.\n", "utf-8")
+    code, out, _ = run_cli(
+        capsys, "materialize-flows", "--root", str(seeded.root), "--force", "--json"
+    )
+    printed = json.loads(out)
+    assert code == 0 and printed["created"] is True
+    assert printed["warnings"] == ["Overwrote 23 documents that flows/ already held."]
+    assert printed["directories"] == ["flows/templates"] and len(printed["files"]) == 24
