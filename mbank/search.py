@@ -82,18 +82,15 @@ def round_half_up(value: float, digits: int) -> float:
 # Tokens (spec 02 §4.2)
 # --------------------------------------------------------------------------------------------
 
-_SEARCH_SPLIT = re.compile(r"[^a-z0-9_\u0400-\u04ff-]+")
+# A maximal run of word characters trimmed of leading and trailing `-`/`_`, at least two
+# characters long: exactly the tokens §4.2's split-strip-filter keeps, found in one pass.
+_SEARCH_TOKEN = re.compile(r"[a-z0-9\u0400-\u04ff][a-z0-9_\u0400-\u04ff-]*[a-z0-9\u0400-\u04ff]")
 _PARTS_SPLIT = re.compile(r"[-_]+")
 
 
 def search_tokens(text: str) -> list[str]:
     """Lower-case, split keeping `_`, `-` and Cyrillic, trim `-`/`_`, keep length ≥ 2."""
-    tokens: list[str] = []
-    for piece in _SEARCH_SPLIT.split(text.lower()):
-        token = piece.strip("-_")
-        if len(token) >= 2:
-            tokens.append(token)
-    return tokens
+    return _SEARCH_TOKEN.findall(text.lower())
 
 
 def token_parts(token: str) -> list[str]:
@@ -105,13 +102,26 @@ def token_parts(token: str) -> list[str]:
 
 def body_counts(body: str) -> Counter[str]:
     """Every token of a body and its parts, each occurrence counted (§4.2)."""
-    counts: Counter[str] = Counter()
-    for token in search_tokens(body):
-        counts[token] += 1
-        if "-" in token or "_" in token:
-            for part in token_parts(token):
-                counts[part] += 1
+    counts = Counter(search_tokens(body))
+    for token, count in [(t, c) for t, c in counts.items() if "-" in t or "_" in t]:
+        for part in token_parts(token):
+            counts[part] += count
     return counts
+
+
+def route_length(counts: Counter[str]) -> int:
+    """The §3.3 token count of a body from its search counts: simple tokens, no stop-words.
+
+    A §3.3 token is a search token without `-`/`_` or a part of one, so it is what the counts
+    hold minus the whole identifiers and the stop-words.
+    """
+    total = counts.total()
+    for token, count in counts.items():
+        if "-" in token or "_" in token:
+            total -= count
+    for word in ROUTE_STOP:
+        total -= counts.get(word, 0)
+    return total
 
 
 # --------------------------------------------------------------------------------------------
@@ -255,17 +265,12 @@ class SearchIndex:
         counts = body_counts(body)
         postings = self.postings
         for token, count in counts.items():
-            holders = postings.get(token)
-            if holders is None:
+            try:
+                postings[token][path] = count
+            except KeyError:  # a token no document had: rare once the index is warm
                 postings[token] = {path: count}
                 self._sorted_tokens = None
-            else:
-                holders[path] = count
-        length = sum(
-            count
-            for token, count in counts.items()
-            if "-" not in token and "_" not in token and len(token) > 1 and token not in ROUTE_STOP
-        )
+        length = route_length(counts)
         header = header_of(doc)
         for word in _header_raw_words(header):
             self.header_words.setdefault(word, set()).add(path)
