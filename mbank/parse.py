@@ -198,7 +198,8 @@ def load_yaml(yaml_text: str) -> YamlOutcome:
         node = loader.get_single_node()
         if node is None:
             return YamlOutcome({})
-        if aliases_exceed_limit(node):
+        # Without a "*" there is no alias reference, so nothing can expand or recurse.
+        if "*" in yaml_text and aliases_exceed_limit(node):
             return YamlOutcome(None, "aliases expand past 1000 nodes", "alias-limit", 1)
         value = loader.construct_document(node)
     except DuplicateKeyError as exc:
@@ -460,6 +461,10 @@ _LIST_MARKER = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 _ANY_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:-+|=+)[ \t]*$")
 _BLANK = re.compile(r"^[ \t]*$")
+# The first characters (after spaces) a line needs for any structure the scanner looks at.
+_STRUCTURAL_FIRST = frozenset("#`~<>-*+=\t0123456789")
+_LIST_FIRST = frozenset("-*+0123456789")
+_RISKY_FIRST = frozenset("#`~<>")
 _RISKY_START = re.compile(r"^(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,}|[<>])")
 _ONE_LINE_COMMENT = re.compile(r"^<!--.*-->[ \t]*$")
 
@@ -491,27 +496,34 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
                 fence_char = ""
             continue
         content = line.lstrip(" ")
+        first = content[:1]
+        if first not in _STRUCTURAL_FIRST:
+            # Prose: no pattern below can match a line starting with any other character, so
+            # the line only ends a blank run (the common case, kept off the regex path).
+            previous_blank = not first
+            continue
         indent = len(line) - len(content)
-        if content[:1] == "\t":
+        if first == "\t":
             return None
         if indent <= 3:
             if content[:1] == "<" and not _ONE_LINE_COMMENT.match(content):
                 return None
             if content[:1] == ">":
                 return None  # a blockquote can hold fences and lists: markdown-it decides
-        if seen_list and indent > 0 and _RISKY_START.match(content):
+        if seen_list and indent > 0 and first in _RISKY_FIRST and _RISKY_START.match(content):
             return None
-        if _LIST_MARKER.match(line):
-            seen_list = True
-        if _ANY_LIST_MARKER.match(line):
-            rest = line
-            while _ANY_LIST_MARKER.match(rest):
-                rest = _ANY_LIST_MARKER.sub("", rest, count=1)
-            if _RISKY_START.match(rest.lstrip(" \t")):
-                return None
-        if not previous_blank and _SETEXT_UNDERLINE.match(line):
+        if first in _LIST_FIRST:
+            if _LIST_MARKER.match(line):
+                seen_list = True
+            if _ANY_LIST_MARKER.match(line):
+                rest = line
+                while _ANY_LIST_MARKER.match(rest):
+                    rest = _ANY_LIST_MARKER.sub("", rest, count=1)
+                if _RISKY_START.match(rest.lstrip(" \t")):
+                    return None
+        if not previous_blank and first in "-=" and _SETEXT_UNDERLINE.match(line):
             return None
-        fence = _FENCE_OPEN.match(line)
+        fence = _FENCE_OPEN.match(line) if first in "`~" else None
         if fence:
             marker = fence.group(2)
             if not (marker[0] == "`" and "`" in fence.group(3)):
@@ -520,7 +532,7 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
                 fence_start = number
                 previous_blank = False
                 continue
-        heading = _ATX.match(line)
+        heading = _ATX.match(line) if first == "#" else None
         if heading:
             level = len(heading.group(1))
             title = _ATX_CLOSING.sub("", heading.group(2) or "").strip()
@@ -530,7 +542,7 @@ def _scan_simple(lines: list[str]) -> BodyStructure | None:
                 first_h1 = title
             previous_blank = True  # a heading ends any paragraph (no setext after it)
             continue
-        previous_blank = bool(_BLANK.match(line))
+        previous_blank = not content.strip(" \t")
     if fence_char:
         end = len(lines)
         if not lines[-1].strip(" \t"):
