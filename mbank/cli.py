@@ -871,12 +871,20 @@ UPSTREAM_FLAGS = {
 }
 
 
+# The arguments of the running `main()` call, for the upstream-flag hint in usage errors.
+_ARGUMENTS_SEEN: list[str] = []
+
+# Frontmatter may nest ~1,000 levels deep (libyaml's own limit); turning such data into JSON
+# recurses once per level, past Python's default limit of 1,000 frames (spec 07 §4.3).
+RECURSION_LIMIT = 10_000
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse's hook for usage errors
         self.print_usage(sys.stderr)
         hint = ""
         for flag, command in UPSTREAM_FLAGS.items():
-            if flag in sys.argv[1:]:
+            if flag in _ARGUMENTS_SEEN:
                 hint = f"\nmbank: {flag} is now a subcommand: mbank {command} …"
                 break
         sys.stderr.write(f"mbank: error: {message}{hint}\n")
@@ -920,6 +928,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `mbank` console script."""
     parser = build_parser()
+    _ARGUMENTS_SEEN[:] = list(sys.argv[1:] if argv is None else argv)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     args = parser.parse_args(argv)
     try:
         if args.command is None:
