@@ -331,12 +331,12 @@ def bank_mentions(index: SearchIndex, name: str) -> bool:
 
 
 def _bridge(index: SearchIndex, token: str) -> list[str]:
+    """Up to two English bank words a Russian word transliterates to, most frequent first."""
     by_key = index.english_words_by_key()
     for key in bridge_keys(token):
         words = by_key.get(key)
         if words:
-            ranked = sorted(words, key=lambda word: (-index.english_df(word), word))
-            return ranked[:BRIDGE_WORDS]
+            return list(words[:BRIDGE_WORDS])
     return []
 
 

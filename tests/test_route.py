@@ -335,6 +335,14 @@ def test_the_transliteration_bridge_reaches_english_words(tmp_path: Path) -> Non
     assert paths(final(snapshot, "вердикт"))[0] == "ops/other.md"
 
 
+def test_the_bridge_only_reaches_words_of_routable_documents(tmp_path: Path) -> None:
+    template = document("Dashboard Template", "Starting shape of a dashboard page.")
+    write(tmp_path, "flows/templates/board.md", template.replace("canonical", "template"))
+    write(tmp_path, "ops/other.md", document("Verdict Rules", "How a verdict is reached."))
+    snapshot = Bank(tmp_path).refresh()
+    assert final(snapshot, "дашборд") == EMPTY
+
+
 def test_unknown_names_are_named_in_the_hint_and_results_are_kept(base: Snapshot) -> None:
     result = final(base, "retry backoff with Kubernetes")
     assert paths(result)[0] == "broken/bad-yaml.md"
