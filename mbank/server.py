@@ -147,6 +147,7 @@ class BankService:
         self.index = SearchIndex()
         self.lock = threading.Lock()
         self.engine = dict(engine or {})
+        self.warmed = threading.Event()
 
     @property
     def root(self) -> str:
@@ -202,6 +203,8 @@ class BankService:
                 self.index.sync(self.bank.refresh())
         except Exception:  # a warm-up must never take the server down
             log.exception("warming the bank failed")
+        finally:
+            self.warmed.set()
 
 
 def _plain(value: Any) -> dict[str, Any]:
@@ -291,17 +294,42 @@ async def _notify_lists_changed(ctx: Context[Any, Any]) -> None:
             log.warning("could not send the %s notification", label, exc_info=True)
 
 
+class WarmAfterHandshake:
+    """Middleware that warms the bank once the handshake is over (04 §6.2: "the first call is
+    warm"), on a background thread holding the bank lock.
+
+    It starts on the first inbound message that is not `initialize` — the handshake-era
+    `notifications/initialized`, or a 2026-07-28 client's first request — so the refresh and
+    the index build never compete with the `initialize` answer for the interpreter.
+    """
+
+    def __init__(self, service: BankService) -> None:
+        self.service = service
+        self.started = False
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Pass the message on; start the warm-up after the first one past `initialize`."""
+        result = await call_next(ctx)
+        if not self.started and getattr(ctx, "method", "initialize") != "initialize":
+            self.started = True
+            threading.Thread(target=self.service.warm, name="mbank-warm", daemon=True).start()
+        return result
+
+
 def build_server(
     root: str | None = None,
     *,
     off: Sequence[str] = (),
     choice: SurfaceChoice | None = None,
     engine: Mapping[str, Any] | None = None,
+    warm: bool = False,
 ) -> BankServer:
     """The server for one bank: the surface decided (04 §6.2) unless `choice` is given.
 
-    `engine` overrides the write engine's clock and id factory (tests). Only what the surface
-    shows is registered (04 §6.3); a seed session registers the rest after a real `bank_init`.
+    `engine` overrides the write engine's clock and id factory (tests). `warm` refreshes the
+    bank and builds its search index right after the handshake (what `serve` does in the
+    full surface). Only what the surface shows is registered (04 §6.3); a seed session
+    registers the rest after a real `bank_init`.
     """
     if choice is None:
         if root is None:
@@ -313,6 +341,7 @@ def build_server(
         version=mbank_version(),
         instructions=INSTRUCTIONS[choice.surface],
         log_level=log_level(),
+        middleware=[WarmAfterHandshake(service)] if warm and choice.surface == "full" else [],
     )
     server.surface = choice.surface
     server.service = service
@@ -738,14 +767,12 @@ def serve(root: str, off: Sequence[str] = ()) -> int:
     """`mbank serve` / `mbank --root X`: decide the surface, recover, serve (04 §6.2, §9.6).
 
     Crash recovery runs before the first request is read. In the full surface the bank is
-    refreshed and the search index built on a background thread holding the bank lock, so
-    the `initialize` answer does not wait for it and the first call finds it warm.
+    refreshed and the search index built on a background thread holding the bank lock, once
+    the handshake is answered (`WarmAfterHandshake`), so the first call finds it warm.
     """
     stderr_logging()
     choice = decide_surface(root, off, recover=recover_interrupted)
-    server = build_server(choice=choice)
-    if choice.surface == "full":
-        threading.Thread(target=server.service.warm, name="mbank-warm", daemon=True).start()
+    server = build_server(choice=choice, warm=True)
     anyio.run(run_stdio, server)
     return 0
 

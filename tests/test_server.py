@@ -900,6 +900,19 @@ def test_the_surface_decision(tmp_path: Path) -> None:
     assert decide_surface(str(not_a_directory), cwd=cwd).surface == "seed"
 
 
+async def test_serve_warms_the_bank_after_the_handshake_not_before(bank: Path) -> None:
+    server = build_server(str(bank), warm=True)
+    assert not server.service.warmed.is_set()
+    async with Client(server, mode="legacy") as client:
+        await anyio.to_thread.run_sync(server.service.warmed.wait, 10)
+        assert server.service.index.sync(server.service.bank.refresh()) == 0  # already synced
+        await call(client, "bank_route", {"question": "filter thresholds"})
+    seed = build_server(str(bank.parent / "empty"), warm=True)
+    async with Client(seed, mode="legacy") as client:
+        await client.list_tools()
+    assert not seed.service.warmed.is_set()  # nothing to warm in a seed session
+
+
 def test_a_crashed_init_is_rolled_back_before_the_surface_is_decided(tmp_path: Path) -> None:
     root = tmp_path / "project" / "memory_bank"
     script = (
