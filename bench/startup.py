@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         cli = cli_route_times(root, args.runs)
         route = in_process_route_times(root)
         sizes = surface_sizes(root)["surfaces"]
-    figures = {
+    figures: dict[str, Any] = {
         "bank": str(args.root or "generated 368"),
         "spawn_to_initialize_ms": statistics.median(initialize),
         "spawn_to_first_tools_list_ms": statistics.median(first_list),
