@@ -37,7 +37,11 @@ def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
     absolute = os.path.join(bank.root, *path.split("/"))
     exists = os.path.lexists(absolute)
     probe = absolute
-    while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+    while not os.path.lexists(probe):
+        if probe == bank.root or os.path.dirname(probe) == probe:
+            # Not even the root exists: nothing on disk can lead outside it, and the engine
+            # refuses a write to a missing root with its own message (`root-missing`).
+            return PathOnDisk(exists=exists, escapes=False)
         probe = os.path.dirname(probe)
     escapes = not _inside(os.path.realpath(probe), bank.real_root)
     return PathOnDisk(exists=exists, escapes=escapes)

@@ -40,7 +40,7 @@ from mbank.memo.model import (
     MemoConfig,
     MemoError,
 )
-from mbank.memo.spill import InboxWriter, unwired_inbox_writer
+from mbank.memo.spill import InboxWriter, bank_inbox_writer
 from mbank.memo.store import MemoStore
 from mbank.memo.tools import MemoTools
 
@@ -347,7 +347,7 @@ def tools_from_args(argv: list[str] | None, inbox_writer: InboxWriter | None = N
     )
     store = MemoStore(config, embedder)
     bank = args.bank.resolve() if args.bank is not None else None
-    writer = (inbox_writer or unwired_inbox_writer) if bank is not None else None
+    writer = (inbox_writer or bank_inbox_writer) if bank is not None else None
     return MemoTools(store, bank_root=bank, inbox_writer=writer)
 
 

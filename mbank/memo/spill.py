@@ -44,14 +44,34 @@ class InboxWriter(Protocol):
         ...
 
 
-def unwired_inbox_writer(
+def bank_inbox_writer(
     bank_root: Path, path: str, title: str, purpose: str, body: str, *, dry_run: bool = False
 ) -> str:
-    """Refuses until the bank's create pipeline is wired in (nothing is ever written here)."""
-    raise SpillRefused(
-        "this mbank build cannot write into a bank yet: the create pipeline is not wired to "
-        "the working memory"
-    )
+    """The real bridge: `bank_create` with `inbox: true` on the bank at `bank_root`.
+
+    Same gates, lock, post-check and journal as any `bank_create` (the record says
+    `via: "mcp"`), so `mbank history`, `mbank undo` and "where did it go" work for the note.
+    """
+    from mbank.model import RefusalError
+    from mbank.snapshot import Bank
+    from mbank.write_tools import create
+
+    arguments = {
+        "docKind": "engineering",
+        "path": path,
+        "title": title,
+        "purpose": purpose,
+        "body": body,
+        "inbox": True,
+    }
+    try:
+        result = create(Bank(bank_root), arguments, dry_run=dry_run)
+    except RefusalError as refused:
+        raise SpillRefused(refused.refusal.message) from refused
+    answer = result.get("diff") if dry_run else result.get("journalId")
+    if not isinstance(answer, str):
+        raise SpillRefused(f"the bank wrote nothing for {path}")
+    return answer
 
 
 def spill_items(

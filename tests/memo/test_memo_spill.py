@@ -8,9 +8,13 @@ from typing import Any
 import pytest
 from memo_fixtures import FakeClock, remember
 
+from mbank.journal import read_records, where_did_it_go
 from mbank.memo.model import MemoError
-from mbank.memo.spill import SpillRefused, unwired_inbox_writer
+from mbank.memo.spill import SpillRefused, bank_inbox_writer
 from mbank.memo.tools import MemoTools
+from mbank.snapshot import Bank
+from mbank.validate import findings
+from mbank.write_tools import discard, init
 
 
 class FakeCreate:
@@ -184,7 +188,54 @@ def test_a_bank_refusal_becomes_spill_refused(tools: MemoTools, bank: Path) -> N
     assert tools.store.idempotency.records == {}
 
 
-def test_the_unwired_writer_refuses_rather_than_writing_files(tmp_path: Path) -> None:
-    with pytest.raises(SpillRefused):
-        unwired_inbox_writer(tmp_path, "_inbox/x.md", "t", "p", "b")
-    assert list(tmp_path.iterdir()) == []
+@pytest.fixture
+def seeded_bank(tmp_path: Path) -> Path:
+    root = tmp_path / "memory_bank"
+    init(Bank(root), {"name": "handoff"})
+    return root
+
+
+def test_spill_writes_through_the_real_create_pipeline(tools: MemoTools, seeded_bank: Path) -> None:
+    """The real bridge: one note in `_inbox/`, journaled as an ordinary `bank_create` record
+    (via mcp), no finding added, and the note answers "where did it go" once discarded."""
+    before = findings(Bank(seeded_bank).refresh())
+    tools.bank_root, tools.inbox_writer = seeded_bank, bank_inbox_writer
+    remember(tools, "Ship the parser fix")
+    remember(tools, "Check the flaky retry test")
+    result = tools.do_spill("handoff-1")
+    assert result["status"] == "success"
+    applied = result["applied_value"]
+    path = applied["path"]
+    assert path.startswith("_inbox/memo-") and applied["items"] == 2
+    snapshot = Bank(seeded_bank).refresh()
+    doc = snapshot.docs[path]
+    assert doc.title.startswith("Working memory handoff ") and doc.layer == "inbox"
+    assert "### Ship the parser fix" in snapshot.raw[path]
+    assert findings(snapshot) == before
+    record = read_records(str(seeded_bank))[-1]
+    assert (record.tool, record.via, record.id) == ("bank_create", "mcp", applied["journal_id"])
+    discard(Bank(seeded_bank), {"path": path, "reason": "Reviewed; nothing durable."})
+    note = where_did_it_go(str(seeded_bank), path)
+    assert note is not None and "discarded" in note
+
+
+def test_spill_dry_run_through_the_real_pipeline_writes_nothing(
+    tools: MemoTools, seeded_bank: Path, assert_unchanged: Any
+) -> None:
+    tools.bank_root, tools.inbox_writer = seeded_bank, bank_inbox_writer
+    remember(tools, "Ship the parser fix")
+    with assert_unchanged(seeded_bank):
+        result = tools.do_spill("handoff-dry", dry_run=True)
+    diff = result["applied_value"]["diff"]
+    assert diff.startswith("--- /dev/null\n+++ b/_inbox/memo-")
+
+
+def test_a_real_bank_refusal_arrives_as_spill_refused(tools: MemoTools, tmp_path: Path) -> None:
+    missing = tmp_path / "no-bank-here"
+    tools.bank_root, tools.inbox_writer = missing, bank_inbox_writer
+    remember(tools, "Ship it")
+    with pytest.raises(MemoError) as caught:
+        tools.do_spill("k")
+    assert caught.value.code == "spill_refused"
+    assert str(caught.value) == f"spill_refused: The bank root {missing} does not exist."
+    assert not missing.exists()

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-# Until mbank/cli.py dispatches `memo`, spawn the module; switching is this one line:
-# MEMO_ARGS = ["-m", "mbank", "memo"]
-MEMO_ARGS = ["-m", "mbank.memo"]
+# The real console entry: `mbank memo` through mbank/cli.py.
+MEMO_ARGS = ["-m", "mbank", "memo"]
 TOOLS_LIST_BUDGET = 5800  # 06 §16.1: under 0.6 × devmemomcp's 9,702
 
 
