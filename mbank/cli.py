@@ -819,6 +819,41 @@ def _run_memo(args: argparse.Namespace) -> int:
     return memo_main(list(getattr(args, "memo_args", [])))
 
 
+def _add_surface_cost(sub: Any) -> None:
+    sub.add_parser(
+        "surface-cost",
+        help="what each surface costs on every request (spawns mbank serve; spec 04 §7)",
+    )
+
+
+def _run_surface_cost(args: argparse.Namespace) -> int:
+    from mbank.budget import format_surface_cost, surface_cost
+    from mbank.surface import has_bank
+
+    root = resolve_root(args)
+    if not has_bank(root):
+        raise UsageError(f"no bank at {root}: the full surface is measured on an existing bank")
+    result = surface_cost(root)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(format_surface_cost(result))
+    return EXIT_OK
+
+
+def _add_demo(sub: Any) -> None:
+    parser = sub.add_parser(
+        "demo", help="seed a temporary bank and walk an agent's session through the server"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temporary bank")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from mbank.demo import main as demo_main
+
+    return demo_main(keep=args.keep)
+
+
 # --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
@@ -853,6 +888,8 @@ COMMANDS: dict[str, Command] = {
     "hook": (_add_hook, _run_hook),
     "serve": (_add_serve, _run_serve),
     "memo": (_add_memo, _run_memo),
+    "surface-cost": (_add_surface_cost, _run_surface_cost),
+    "demo": (_add_demo, _run_demo),
 }
 
 UPSTREAM_FLAGS = {
