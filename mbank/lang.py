@@ -661,6 +661,13 @@ _DICTIONARY = """
 дублир: duplicate, duplicates
 ветк: branch, branches
 вид: see, view
+# exact-form keys where a verbal prefix or a short key would mislead
+процент: percent, percentage
+назнач: assignment, assign, purpose
+приложен: application, app
+разметк: markup
+логич: logical
+обязанност: responsibilities, duties
 # stems counted in the Russian corpus and not yet covered (§3.9 procedure)
 явн: explicit, explicitly
 границ: boundary, boundaries

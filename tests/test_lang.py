@@ -484,3 +484,18 @@ def test_vocabulary_file_overlays_the_dictionary_and_resets_when_removed(
     assert term_for("вычитки", tables_for(snapshot.vocabulary)).translations == ()
     assert "вычитк" not in BUILTIN.ru_to_en  # the built-in tables were never mutated
     assert route(snapshot, index, "вычитка")["results"] == []
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("процентов", "percent"),  # not про + цен ("price")
+        ("назначение", "assignment"),  # not на + знач ("value")
+        ("приложение", "application"),
+        ("разметка", "markup"),  # not раз + метк ("label")
+        ("логичный", "logical"),  # not лог ("log")
+        ("обязанности", "responsibilities"),
+    ],
+)
+def test_exact_form_keys_beat_misleading_prefixes(word: str, english: str) -> None:
+    assert term_for(word).translations[0] == english
