@@ -1234,3 +1234,17 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
         assert {(f.rule, f.path, f.message) for f in errors_after} <= {
             (f.rule, f.path, f.message) for f in errors_before
         }, name
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--extra", "no-equals-sign"], ["--extra-json", "{not json"], ["--extra-json", "[1, 2]"]],
+)
+def test_cli_create_bad_extra_is_a_usage_error(
+    seeded: Path, capsys: pytest.CaptureFixture[str], assert_unchanged: Any, flags: list[str]
+) -> None:
+    with assert_unchanged(seeded):
+        code = main(cli(seeded, "create", "engineering/x.md", "--purpose", "P.", *flags))
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.splitlines()[-1].startswith("mbank: --extra")
