@@ -72,8 +72,12 @@ class ServerProcess:
         self._stderr: list[bytes] = []
         stdout, stderr = self.process.stdout, self.process.stderr
         assert stdout is not None and stderr is not None
-        threading.Thread(target=self._pump, args=(stdout, self._lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(stderr, self._stderr.append), daemon=True).start()
+        self._pumps = [
+            threading.Thread(target=self._pump, args=(stdout, self._lines.put), daemon=True),
+            threading.Thread(target=self._pump, args=(stderr, self._stderr.append), daemon=True),
+        ]
+        for pump in self._pumps:
+            pump.start()
 
     @staticmethod
     def _pump(stream: IO[bytes], sink: Any) -> None:
@@ -160,6 +164,11 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        for pump in self._pumps:
+            pump.join(timeout=5)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def measure_surface(
