@@ -933,3 +933,99 @@ def test_a_crashed_init_is_rolled_back_before_the_surface_is_decided(tmp_path: P
     assert server.surface == "seed"
     assert sorted(os.listdir(root)) == [".mbank"]
     assert os.listdir(root / ".mbank" / "wal") == []
+
+
+# --------------------------------------------------------------------------------------------
+# The command line around the server (04 §9.1, §9.6): serve, memo, demo
+# --------------------------------------------------------------------------------------------
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from mbank.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_serve_without_a_root_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MBANK_ROOT", raising=False)
+    code, out, err = run_cli(["serve"], capsys)
+    assert (code, out) == (2, "")
+    assert err.endswith("mbank: --root is required\n")
+
+
+def test_serve_and_the_bare_form_pass_root_and_every_off(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import mbank.server
+
+    served: list[tuple[str, list[str]]] = []
+
+    def fake_serve(root: str, off: list[str]) -> int:
+        served.append((root, list(off)))
+        return 0
+
+    monkeypatch.setattr(mbank.server, "serve", fake_serve)
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(["--root", "memory_bank", "--off", "a"], capsys)[0] == 0
+    assert run_cli(["--off", "a", "serve", "--root", "bank", "--off", "b"], capsys)[0] == 0
+    assert served == [
+        (str(tmp_path / "memory_bank"), ["a"]),
+        (str(tmp_path / "bank"), ["a", "b"]),
+    ]
+
+
+def test_memo_hands_every_argument_to_the_memo_server(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.memo.server
+
+    seen: list[list[str]] = []
+
+    def fake_main(argv: list[str]) -> int:
+        seen.append(argv)
+        return 0
+
+    monkeypatch.setattr(mbank.memo.server, "main", fake_main)
+    assert run_cli(["memo", "--bank", "./memory_bank", "--half-life-h", "3"], capsys)[0] == 0
+    assert run_cli(["memo"], capsys)[0] == 0
+    assert seen == [["--bank", "./memory_bank", "--half-life-h", "3"], []]
+
+
+def test_surface_cost_needs_an_existing_bank(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run_cli(["--root", str(tmp_path / "none"), "surface-cost"], capsys)
+    assert (code, out) == (2, "")
+    assert "no bank at" in err
+
+
+def test_demo_walks_a_scripted_session_through_the_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _err = run_cli(["demo"], capsys)
+    assert code == 0
+    for expected in (
+        "tools: bank_init\n",
+        "→ bank_init {",
+        "surfaceOpened: true",
+        "tools now (18):",
+        "→ bank_route {",
+        '"path": "domain/pricing.md"',
+        '"section": "Formula"',
+        "→ bank_search {",
+        '"total": 0',
+        '← isError: Error executing tool bank_create: canonical_for "price_formula" is '
+        "already owned by domain/pricing.md. One fact, one home.",
+        "-A quote is the base rate times the hours, plus a 15% surcharge for weekend work.",
+        "the temporary bank was removed",
+    ):
+        assert expected in out, expected
+    kept = out.split("bank: ", 1)[1].split("\n", 1)[0]
+    assert not os.path.exists(kept)
