@@ -576,3 +576,49 @@ def test_cli_an_other_that_is_not_a_directory_exits_1(tmp_path: Path, capsys: An
     here = seeded_bank(tmp_path / "here")
     code, out, err = run_cli(capsys, "contract-diff", "nowhere", "--root", str(here))
     assert (code, out, err) == (1, "", "mbank: Not a directory: nowhere\n")
+
+
+# --------------------------------------------------------------------------------------------
+# The corpus tier (opt-in: MBANK_TEST_ROOTS)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.corpus
+def test_corpus_ai_setup_would_be_legalised_by_refreshing_governance(
+    corpus: dict[str, Path], assert_unchanged: Any
+) -> None:
+    # dna/governance.md there declares only `governance`, `project` and three functions; 102
+    # documents use kinds and functions the starter declares (checked by grep: 104 files carry
+    # such a `doc_kind:` line, two of them only inside a template's example block).
+    root = corpus["IgorArkhipov__ai-setup"]
+    with assert_unchanged(root):
+        result = contract_diff(Bank(root).refresh())
+    assert [(e["field"], e["value"], e["documents"]) for e in result["legalisable"]] == [
+        ("doc_kind", "feature", 62),
+        ("doc_function", "derived", 16),
+        ("doc_kind", "engineering", 15),
+        ("doc_kind", "process", 9),
+        ("doc_kind", "prd", 6),
+        ("doc_kind", "domain", 4),
+        ("doc_kind", "use_case", 4),
+        ("doc_kind", "adr", 2),
+    ]
+    assert result["byFile"] == [{"file": "dna/governance.md", "values": 8, "documents": 102}]
+    assert result["recommendation"] == (
+        "Refreshing dna/governance.md from starter would legalise 102 documents."
+    )
+    assert result["enums"]["doc_kind"]["common"] == ["governance", "project"]
+
+
+@pytest.mark.corpus
+def test_corpus_code_converge_only_adds_a_function_of_its_own(
+    corpus: dict[str, Path], assert_unchanged: Any
+) -> None:
+    root = corpus["dapi__code-converge"]
+    with assert_unchanged(root):
+        result = contract_diff(Bank(root).refresh())
+    assert result["enums"]["doc_function"]["onlyHere"] == ["convention"]
+    assert all(not split["onlyThere"] for split in result["enums"].values())
+    assert result["legalisable"] == [] and result["recommendation"] is None
+    # no layer table there: every row of the starter's is only there
+    assert len(result["layers"]["onlyThere"]) == 14 and result["layers"]["common"] == []
