@@ -474,6 +474,19 @@ def test_a_replaced_document_with_a_byte_order_mark_loses_it(tmp_path: Path) -> 
     assert patched(pre, diff) == tree_texts(root)
 
 
+def test_a_forced_init_replaces_a_non_text_document(tmp_path: Path) -> None:
+    root = tmp_path / "bank"
+    root.mkdir()
+    (root / "README.md").write_bytes(b"\xff\xfe not utf-8 \x00")
+    seeder = Seeder(root)
+    dry = seeder.init(force=True, dryRun=True)
+    assert dry["diff"].startswith("Binary file README.md changed\n--- /dev/null\n")
+    result = seeder.init(force=True)
+    assert result["warnings"] == ["Seeding over 1 existing documents."]
+    assert (root / "README.md").read_text(encoding="utf-8") == catalogue.root_index(NAME)
+    assert findings(Bank(root).refresh()) == ()
+
+
 # --------------------------------------------------------------------------------------------
 # Output for people (04 §9.3)
 # --------------------------------------------------------------------------------------------
