@@ -125,12 +125,6 @@ Scope = Annotated[str | None, _words("scope")]
 INTERNAL_ERROR = "Internal error ({kind}): {message}. This is a bug in mbank; nothing was written."
 
 
-def _unwired(tool: str, where: str) -> ToolError:
-    return ToolError(
-        f"{tool} is not available in this build of mbank ({where} is missing); nothing was written."
-    )
-
-
 class BankService:
     """One bank root, its search index kept for the process, and the lock every handler holds.
 
@@ -182,9 +176,7 @@ class BankService:
         """A write: `mbank.write_tools.<function>(bank, arguments, dry_run=…, **engine)`."""
         from mbank import write_tools
 
-        core = getattr(write_tools, function, None)
-        if core is None:
-            raise _unwired(tool, f"mbank.write_tools.{function}")
+        core = getattr(write_tools, function)
         given = {key: value for key, value in arguments.items() if value is not None}
         return self.guarded(
             tool, lambda: _plain(core(self.bank, given, dry_run=dry_run, **self.engine))
