@@ -428,3 +428,30 @@ def test_cli_edit(writer: Writer, capsys: Any, snapshot: Any, assert_unchanged: 
     assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot
     record = (writer.root / ".mbank" / "journal.jsonl").read_text().splitlines()[-1]
     assert json.loads(record)["via"] == "cli"
+
+
+GALLERY = {
+    "section-narrowed": {
+        "path": RULES_PATH,
+        "find": "fails L1",
+        "replace": "fails level one",
+        "section": "Invariants",
+    },
+    "heading-renamed": {"path": RULES_PATH, "find": "## Thresholds", "replace": "## Limits"},
+    "russian-section": {
+        "path": RULES_PATH,
+        "find": "Пороги проверяются",
+        "replace": "Пороги сверяются",
+        "section": "пороги",
+    },
+    "crlf-file": {"path": "crlf.md", "find": "First.", "replace": "First, CRLF kept."},
+    "bom-file": {"path": "bom.md", "find": "First.", "replace": "First, BOM kept."},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GALLERY))
+def test_every_kind_of_edit_plan(writer: Writer, snapshot: Any, name: str) -> None:
+    text = "---\ntitle: Notes\nstatus: draft\n---\n# Notes\n\nFirst.\n"
+    (writer.root / "crlf.md").write_bytes(text.replace("\n", "\r\n").encode())
+    (writer.root / "bom.md").write_bytes(("\ufeff" + text).encode())
+    assert writer.planned(gate_and_plan, TOOL, GALLERY[name]) == snapshot

@@ -258,3 +258,23 @@ def test_cli_rewrite(
     data = json.loads(again[1])
     assert data["rewritten"] is False and "journalId" not in data
     assert normalise({"dry": dry[1], "real": real[1], "json": data}, writer.root) == snapshot
+
+
+GALLERY = {
+    "no-h1": {"path": GLOSSARY, "body": "Only prose."},
+    "inbox-note": {"path": "_inbox/n.md", "body": "# Note\n\nRewritten."},
+    "lead-kept": {"path": "lead.md", "body": "# Lead\n\nNew."},
+    "crlf-file": {"path": "crlf.md", "body": "# Notes\n\nNew."},
+    "bom-no-frontmatter": {"path": "bare.md", "body": "# Bare\n\nNew."},
+    "same-body": {"path": "lead.md", "body": "# Lead\n\nOld."},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GALLERY))
+def test_every_kind_of_rewrite_plan(writer: Writer, snapshot: Any, name: str) -> None:
+    (writer.root / "_inbox").mkdir()
+    (writer.root / "_inbox" / "n.md").write_text("---\ntitle: Note\n---\n# Note\n\nOld.\n")
+    (writer.root / "lead.md").write_text("---\ntitle: Lead\n---\n\n# Lead\n\nOld.\n")
+    (writer.root / "crlf.md").write_bytes(b"---\r\ntitle: Notes\r\n---\r\n# Notes\r\n\r\nOld.\r\n")
+    (writer.root / "bare.md").write_bytes("\ufeff# Bare\n\nOld.\n".encode())
+    assert writer.planned(gate_and_plan, TOOL, GALLERY[name]) == snapshot

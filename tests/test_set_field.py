@@ -735,3 +735,25 @@ def test_cli_set_field_needs_three_arguments(writer: Writer, capsys: Any) -> Non
     with pytest.raises(SystemExit) as caught:
         run_cli(["--root", str(writer.root), "set-field", RULES, "title"], capsys)
     assert caught.value.code == 2
+
+
+GALLERY = {
+    "new-key-date-like": {"path": "doc.md", "field": "reviewed_on", "value": "2026-09-14"},
+    "date-stays-date": {"path": "doc.md", "field": "date", "value": "2026-09-14"},
+    "single-quotes-doubled": {"path": "doc.md", "field": "purpose", "value": "The owner's notes."},
+    "double-quotes-escaped": {"path": "doc.md", "field": "title", "value": 'Read "second".'},
+    "folded-collapsed": {"path": "doc.md", "field": "summary", "value": "Short."},
+    "colon-quoted": {"path": RULES, "field": "purpose", "value": "Read when: intake changes"},
+    "crlf-file": {"path": "crlf.md", "field": "title", "value": "Renamed"},
+    "no-op": {"path": "doc.md", "field": "owner", "value": "yes"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GALLERY))
+def test_every_kind_of_field_plan(writer: Writer, snapshot: Any, name: str) -> None:
+    (writer.root / "doc.md").write_text(
+        "---\ntitle: \"First\"\npurpose: 'The notes.'\ndate: 2026-09-01\nowner: yes\n"
+        "summary: >-\n  Folded\n  over lines.\n---\n# First\n"
+    )
+    (writer.root / "crlf.md").write_bytes(b"---\r\ntitle: Crlf\r\n---\r\n# Crlf\r\n")
+    assert writer.planned(gate_and_plan, TOOL, GALLERY[name]) == snapshot

@@ -339,3 +339,36 @@ def test_cli_set_status(writer: Writer, capsys: Any, snapshot: Any, assert_uncha
     data = json.loads(real[1])
     assert data["changed"] is True and data["from"] == "active" and data["to"] == "draft"
     assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot
+
+
+GALLERY = {
+    "draft-to-active": {"path": "doc.md", "status": "active"},
+    "root-activates": {"path": "root.md", "status": "active"},
+    "inserted": {"path": "bare.md", "status": "draft"},
+    "quoted": {"path": "doc.md", "status": "true"},
+    "release-inline": {"path": "inline.md", "status": "archived", "releaseCanonical": True},
+    "undeclared": {"path": "doc.md", "status": "retired"},
+    "crlf-file": {"path": "crlf.md", "status": "active"},
+    "no-op": {"path": "doc.md", "status": "draft"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GALLERY))
+def test_every_kind_of_status_plan(base: Writer, snapshot: Any, name: str) -> None:
+    root = base.root
+    head = "doc_kind: domain\ndoc_function: canonical\n"
+    (root / "doc.md").write_text(
+        f"---\ntitle: Doc\n{head}derived_from:\n  - dna/principles.md\nstatus: draft\n---\n# Doc\n"
+    )
+    (root / "bare.md").write_text(f"---\ntitle: Bare\n{head}---\n# Bare\n")
+    (root / "inline.md").write_text(
+        f"---\ntitle: Inline\n{head}canonical_for: [gallery_key]\nstatus: draft\n---\n# Inline\n"
+    )
+    crlf = f"---\ntitle: Crlf\n{head}derived_from: [dna/principles.md]\nstatus: draft\n---\n"
+    (root / "crlf.md").write_bytes((crlf + "# Crlf\n").replace("\n", "\r\n").encode())
+    principles = root / "dna" / "principles.md"
+    principles.write_text(principles.read_text().replace("status: active", "status: draft"))
+    arguments = GALLERY[name]
+    if name == "root-activates":
+        arguments = {"path": "dna/principles.md", "status": "active"}
+    assert base.planned(gate_and_plan, TOOL, arguments) == snapshot

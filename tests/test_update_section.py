@@ -373,3 +373,27 @@ def test_cli_update_section(
     assert data["updated"] is True and data["mode"] == "append"
     assert "\n\nPiped in.\n\n## Invariants" in writer.text(RULES)
     assert normalise({"dry": dry[1], "json": data}, writer.root) == snapshot
+
+
+GALLERY = {
+    "replace-russian": {"path": RULES, "section": "Пороги", "content": "Новый порог."},
+    "append-inbox": {
+        "path": "_inbox/n.md",
+        "section": "Finding",
+        "content": "More.",
+        "mode": "append",
+    },
+    "crlf-file": {"path": "crlf.md", "section": "One", "content": "Changed."},
+    "bom-file": {"path": "bom.md", "section": "Two", "content": "Changed.", "mode": "append"},
+    "same-content": {"path": "crlf.md", "section": "Two", "content": "Second."},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GALLERY))
+def test_every_kind_of_update_plan(writer: Writer, snapshot: Any, name: str) -> None:
+    text = "---\ntitle: Notes\n---\n# Notes\n\n## One\n\nFirst.\n\n## Two\n\nSecond.\n"
+    (writer.root / "crlf.md").write_bytes(text.replace("\n", "\r\n").encode())
+    (writer.root / "bom.md").write_bytes(("\ufeff" + text).encode())
+    (writer.root / "_inbox").mkdir()
+    (writer.root / "_inbox" / "n.md").write_text("---\ntitle: N\n---\n# N\n\n## Finding\n\nX.\n")
+    assert writer.planned(gate_and_plan, TOOL, GALLERY[name]) == snapshot
