@@ -331,12 +331,18 @@ def bank_mentions(index: SearchIndex, name: str) -> bool:
 
 
 def _bridge(index: SearchIndex, token: str) -> list[str]:
-    """Up to two English bank words a Russian word transliterates to, most frequent first."""
+    """Up to two English bank words a Russian word transliterates to, most frequent first.
+
+    Keys are tried in `bridge_keys` order; the first one shared with an English word of the
+    routable documents (document frequency above 0) gives the translations.
+    """
     by_key = index.english_words_by_key()
     for key in bridge_keys(token):
-        words = by_key.get(key)
-        if words:
-            return list(words[:BRIDGE_WORDS])
+        ranked = sorted(
+            (-df, word) for word in by_key.get(key, ()) if (df := index.english_df(word)) > 0
+        )
+        if ranked:
+            return [word for _df, word in ranked[:BRIDGE_WORDS]]
     return []
 
 

@@ -233,7 +233,6 @@ class SearchIndex:
         self._stats: RouteStats | None = None
         self._vocab_sorted: list[str] | None = None
         self._bridge: dict[str, tuple[str, ...]] | None = None
-        self._english: dict[str, int] | None = None
         self._memo_for: tuple[Snapshot | None, int] = (None, -1)
         self._memo: dict[str, Any] = {}
 
@@ -396,7 +395,6 @@ class SearchIndex:
             self._stats = None
             self._vocab_sorted = None
             self._bridge = None
-            self._english = None
 
     def route_forms(self) -> dict[str, tuple[str, ...]]:
         """§3.9 body form → the simple indexed tokens that have it (`filters` → filter)."""
@@ -436,42 +434,30 @@ class SearchIndex:
             self._vocab_sorted = sorted(set(self.postings) | set(self.header_words))
         return self._vocab_sorted
 
-    def english_words(self) -> dict[str, int]:
-        """The bridge's English bank words and their document frequency (§3.9).
-
-        Latin tokens `^[a-z]{3,}$` (stop-words aside) of the body, title, purpose and section
-        titles of the routable documents; the frequency counts routable documents.
-        """
-        self._refresh_derived()
-        if self._english is None:
-            routable = self.routable
-            holders: dict[str, set[str]] = {}
-            for token, by_path in self.postings.items():
-                if len(token) >= 3 and token not in ROUTE_STOP and _LATIN_WORD.fullmatch(token):
-                    found = by_path.keys() & routable
-                    if found:
-                        holders[token] = found
-            for path in routable:
-                header = self.docs[path].header
-                for field in (header.title, header.purpose, *header.sections):
-                    for word in field.words:
-                        if len(word) >= 3 and _LATIN_WORD.fullmatch(word):
-                            holders.setdefault(word, set()).add(path)
-            self._english = {word: len(paths) for word, paths in holders.items()}
-        return self._english
-
     def english_words_by_key(self) -> dict[str, tuple[str, ...]]:
-        """Bridge key → its English bank words, most frequent first, then by code point."""
+        """Bridge key → the Latin tokens (`^[a-z]{3,}$`, stop-words aside) of the bank with it."""
         self._refresh_derived()
         if self._bridge is None:
-            frequency = self.english_words()
             by_key: dict[str, list[str]] = {}
-            for word in sorted(frequency, key=lambda w: (-frequency[w], w)):
-                key = translit_key(word)
-                if len(key) >= 3:
-                    by_key.setdefault(key, []).append(word)
+            for word in self.vocabulary():
+                if len(word) >= 3 and word not in ROUTE_STOP and _LATIN_WORD.fullmatch(word):
+                    key = translit_key(word)
+                    if len(key) >= 3:
+                        by_key.setdefault(key, []).append(word)
             self._bridge = {key: tuple(words) for key, words in by_key.items()}
         return self._bridge
+
+    def english_df(self, word: str) -> int:
+        """Routable documents holding `word` in the body, title, purpose or a section title."""
+        routable = self.routable
+        holders = {path for path in self.postings.get(word, ()) if path in routable}
+        for path in self.header_words.get(word, ()):
+            if path in routable and path not in holders:
+                header = self.docs[path].header
+                fields = (header.title, header.purpose, *header.sections)
+                if any(word in field.words for field in fields):
+                    holders.add(path)
+        return len(holders)
 
 
 def _with_prefix(ordered: list[str], prefix: str) -> list[str]:
