@@ -30,6 +30,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from mbank.journal import mbank_version
 from mbank.model import RefusalError
 from mbank.snapshot import Bank, Snapshot
 from mbank.surface import (
@@ -718,16 +719,6 @@ def log_level() -> LogLevel:
     """`MBANK_LOG` (default and fallback `WARNING`)."""
     wanted = os.environ.get("MBANK_LOG", "WARNING").upper()
     return next((level for level in LOG_LEVELS if level == wanted), "WARNING")
-
-
-def mbank_version() -> str:
-    """The installed distribution's version, `0.0.0` when not installed (04 §1)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mbank")
-    except PackageNotFoundError:  # pragma: no cover - always installed in practice
-        return "0.0.0"
 
 
 # --------------------------------------------------------------------------------------------
