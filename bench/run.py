@@ -33,6 +33,8 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+from bench.apply_speed import apply_latency
+from bench.drift_speed import drift_50_anchors
 from bench.generate import (
     DEFAULT_SEED,
     GENERATOR_VERSION,
@@ -41,6 +43,11 @@ from bench.generate import (
     fingerprint,
     generate,
 )
+from bench.reads_speed import ROWS as READS_ROWS
+from bench.reads_speed import reads_route, reads_search
+from bench.route_quality import RUN_ROWS, run_metric
+from bench.startup import ROWS as STARTUP_ROWS
+from bench.startup import mcp_route_in_process, mcp_stdio_startup, tools_list_size
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
@@ -54,7 +61,10 @@ EDITED_DOCUMENTS = 20
 ROUTE_QUESTIONS = 200
 VALIDATE_RUNS = 5
 CLI_RUNS = 5
-COUNT_UNITS = ("files", "anchors", "terms", "findings")
+CREATES = 20
+# reads_speed's rows that `reads_route` fills; `reads_search` fills the others
+ROUTE_READS_KEYS = ("reads_route", "reads_route_core", "reads_route_header_only", "reads_refresh")
+COUNT_UNITS = ("files", "anchors", "terms", "findings", "characters")
 
 # --------------------------------------------------------------------------------------------
 # Banks under test
@@ -158,6 +168,7 @@ class Stat:
     status: str = "ok"  # ok, n/a, error
     note: str = ""
     details: dict[str, Any] | None = None  # extra facts for the JSON (findings by rule …)
+    load: float | None = None  # the 1-minute load average when its metric started
 
     def summary(self) -> dict[str, object]:
         values = sorted(self.samples)
@@ -173,6 +184,8 @@ class Stat:
             out["note"] = self.note
         if self.details:
             out["details"] = self.details
+        if self.load is not None:
+            out["load"] = round(self.load, 2)
         return out
 
 
@@ -550,6 +563,49 @@ def cli_startup(ctx: Context) -> dict[str, Stat]:
     return {"cli_startup": timing}
 
 
+def create_end_to_end(ctx: Context) -> dict[str, Stat]:
+    """20 creates into `engineering/` through the tool function, each beside a dry run.
+
+    `mbank.write_tools.create` is what `bank_create` and `mbank create` call: refresh, gates,
+    plan, post-check and, for the real create, the journal apply with fsync. It runs on a
+    private copy (`.git` and `.mbank/` left out) so the shared writable copy stays as it was.
+    One untimed create (dry run and real) first, as a running server has warm caches.
+    """
+    from mbank.snapshot import Bank
+
+    create = _load("mbank.write_tools", "create")
+    root = ctx.scratch / "create"
+    shutil.copytree(
+        ctx.target.root, root, ignore=shutil.ignore_patterns(".git", ".mbank"), symlinks=True
+    )
+    bank = Bank(root)
+    if "engineering/README.md" not in bank.refresh().docs:
+        raise NotApplicable("the bank has no engineering/README.md section index")
+    body = "## Context\n\n" + "Prose the create benchmark writes. " * 40 + "\n"
+    real, dry = Stat("ms"), Stat("ms")
+    for number in range(CREATES * ctx.repeat + 1):
+        arguments = {
+            "docKind": "engineering",
+            "path": f"engineering/bench-create-{number:03d}.md",
+            "title": f"Bench Create {number}",
+            "purpose": f"Document {number} written by the create benchmark.",
+            "derivedFrom": ["README.md"],
+            "body": body,
+        }
+        started = time.perf_counter_ns()
+        create(bank, arguments, dry_run=True)
+        dry_ms = ms(time.perf_counter_ns() - started)
+        started = time.perf_counter_ns()
+        result = create(bank, arguments)
+        real_ms = ms(time.perf_counter_ns() - started)
+        if not result.get("created"):
+            raise RuntimeError(f"create wrote nothing: {result!r}"[:400])
+        if number:  # the first pair warms the caches
+            dry.samples.append(dry_ms)
+            real.samples.append(real_ms)
+    return {"create": real, "create_dry_run": dry}
+
+
 @dataclass(frozen=True)
 class Row:
     key: str
@@ -564,8 +620,10 @@ class Metric:
     rows: tuple[Row, ...]
 
 
-# The one table of metrics. Later ones (create end to end, apply through the journal, MCP
-# stdio startup, tools/list size) are added here as one more small function each.
+# The one table of metrics, in the order of the printed table. Functions kept in their own
+# modules (bench/apply_speed.py, drift_speed.py, reads_speed.py, route_quality.py, startup.py)
+# declare their rows there; `bench/memo.py` and `bench/validate_speed.py` stay stand-alone (the
+# working memory needs no bank; validate_speed adds CPU time to the validate rows below).
 METRICS: tuple[Metric, ...] = (
     Metric(
         cold_build,
@@ -601,6 +659,9 @@ METRICS: tuple[Metric, ...] = (
             Row("search", "search incl. refresh + sync (p50 / p95 of 200)", "ms", True),
         ),
     ),
+    Metric(reads_route, tuple(Row(*r) for r in READS_ROWS if r[0] in ROUTE_READS_KEYS)),
+    Metric(reads_search, tuple(Row(*r) for r in READS_ROWS if r[0] not in ROUTE_READS_KEYS)),
+    Metric(run_metric, tuple(Row(*row) for row in RUN_ROWS)),
     Metric(
         validate_whole_bank,
         (
@@ -613,6 +674,27 @@ METRICS: tuple[Metric, ...] = (
         (Row("postcheck_partial", "post-check partial validation (p50 / p95 of 20)", "ms", True),),
     ),
     Metric(
+        create_end_to_end,
+        (
+            Row("create", "create end to end, journal + fsync (p50 / p95 of 20)", "ms", True),
+            Row("create_dry_run", "create, dry run (p50 / p95 of 20)", "ms", True),
+        ),
+    ),
+    Metric(
+        apply_latency,
+        (
+            Row(
+                "apply_journal",
+                "apply 3-file plan through the journal, fsync (p50 / p95)",
+                "ms",
+                True,
+            ),
+            Row("apply_bare", "bare fsynced writes of the same 3 files (p50 / p95)", "ms", True),
+            Row("apply_atomic", "atomic writes without journal (p50 / p95)", "ms", True),
+            Row("apply_overhead", "journal / bare (medians)", "x"),
+        ),
+    ),
+    Metric(
         drift_latency,
         (
             Row("drift", "drift over the anchors (median of 5; needs --git)", "ms"),
@@ -620,19 +702,54 @@ METRICS: tuple[Metric, ...] = (
             Row("drift_git_log", "one `git log --name-only` over the same paths", "ms"),
         ),
     ),
+    Metric(
+        drift_50_anchors,
+        (
+            Row("drift_50", "drift over 50 anchors (median of 5; needs --git)", "ms"),
+            Row("drift_50_anchors", "drift_50: distinct anchors", "anchors"),
+            Row("drift_50_git_log", "drift_50: one `git log --name-only`, same paths", "ms"),
+            Row("drift_50_ratio", "drift_50 / git log (medians)", "x"),
+        ),
+    ),
     Metric(cli_startup, (Row("cli_startup", 'CLI `mbank route "<q>"` (median of 5)', "ms"),)),
+    *(
+        Metric(f, tuple(Row(*r) for r in STARTUP_ROWS[f.__name__]))
+        for f in (mcp_stdio_startup, mcp_route_in_process, tools_list_size)
+    ),
 )
 
 
-def measure(target: Target, seed: int, repeat: int) -> dict[str, Stat]:
-    """Run every registered metric on one bank."""
+def load_average() -> float | None:
+    """The 1-minute load average (None where the platform has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def selected(only: Sequence[str] | None) -> tuple[Metric, ...]:
+    """The registered metrics, or those whose function names are in `only`."""
+    if not only:
+        return METRICS
+    return tuple(m for m in METRICS if m.func.__name__ in only)
+
+
+def measure(
+    target: Target, seed: int, repeat: int, only: Sequence[str] | None = None
+) -> dict[str, Stat]:
+    """Run every registered metric (or those named in `only`) on one bank.
+
+    Each Stat carries the 1-minute load average at its metric's start: on a shared machine
+    that is what says whether a figure can be trusted.
+    """
     warm_page_cache(target.root)
     results: dict[str, Stat] = {}
     with tempfile.TemporaryDirectory(prefix="mbank-bench-") as scratch:
         ctx = Context(target, seed, repeat, Path(scratch))
-        for metric in METRICS:
+        for metric in selected(only):
             name = metric.func.__name__
-            log(f"[{target.label}] {name}")
+            load = load_average()
+            log(f"[{target.label}] {name} (load {load if load is None else round(load, 2)})")
             try:
                 produced = metric.func(ctx)
             except (ImportError, NotApplicable) as exc:
@@ -643,6 +760,7 @@ def measure(target: Target, seed: int, repeat: int) -> dict[str, Stat]:
                 produced = {r.key: Stat(r.unit, status="error", note=note) for r in metric.rows}
             for row in metric.rows:
                 results[row.key] = produced.get(row.key, Stat(row.unit, status="n/a"))
+                results[row.key].load = load
     return results
 
 
@@ -677,12 +795,27 @@ def cell(stat: Stat, row: Row) -> str:
     return f"{text} {row.unit}"
 
 
-def markdown_table(targets: Sequence[Target], results: Sequence[dict[str, Stat]]) -> str:
+def load_range(stats: dict[str, Stat]) -> str:
+    """The lowest and highest 1-minute load average seen at the bank's metric starts."""
+    loads = [s.load for s in stats.values() if s.load is not None]
+    return f"{min(loads):.2f}–{max(loads):.2f}" if loads else "n/a"
+
+
+def markdown_table(
+    targets: Sequence[Target],
+    results: Sequence[dict[str, Stat]],
+    only: Sequence[str] | None = None,
+) -> str:
     header = "| metric | " + " | ".join(t.label for t in targets) + " |"
     lines = [header, "|---|" + "---:|" * len(targets)]
     lines.append("| documents | " + " | ".join(str(t.documents) for t in targets) + " |")
     lines.append("| bytes | " + " | ".join(f"{t.bytes / 2**20:.2f} MiB" for t in targets) + " |")
-    for metric in METRICS:
+    lines.append(
+        f"| load average (1 min) at metric starts, {os.cpu_count()} CPUs | "
+        + " | ".join(load_range(r) for r in results)
+        + " |"
+    )
+    for metric in selected(only):
         for row in metric.rows:
             cells = [cell(r[row.key], row) for r in results]
             lines.append(f"| {row.label} | " + " | ".join(cells) + " |")
@@ -804,9 +937,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--materialized", action="store_true", help="generate with templates")
     parser.add_argument("--git", type=int, default=0, metavar="COMMITS", help="generate with git")
     parser.add_argument("--banks-dir", type=Path, default=BANKS_DIR, help="generated banks cache")
+    parser.add_argument(
+        "--only",
+        metavar="FUNC,…",
+        help="run only these metric functions (e.g. route_latency,search_latency)",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    only = [name for name in (args.only or "").split(",") if name]
+    unknown = sorted(set(only) - {m.func.__name__ for m in METRICS})
+    if unknown:
+        known = ", ".join(m.func.__name__ for m in METRICS)
+        parser.error(f"unknown metric {', '.join(unknown)}; choose from {known}")
 
     sizes = parse_sizes(args.size)
     if not sizes and (args.no_corpus or args.corpus is None):
@@ -822,12 +965,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             targets.append(describe(root.name, root.resolve(), "corpus", None, None))
 
-    results = [measure(target, args.seed, args.repeat) for target in targets]
-    print(markdown_table(targets, results))
+    results = [measure(target, args.seed, args.repeat, only) for target in targets]
+    print(markdown_table(targets, results, only))
     for path in write_results(targets, results, args.json):
         log(f"wrote {path}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run the copy imported as `bench.run`, not this `__main__` one: the metric modules import
+    # `Stat` and `NotApplicable` from `bench.run`, and a NotApplicable of another class would
+    # be reported as an error instead of n/a.
+    from bench.run import main as run_main
+
+    raise SystemExit(run_main())
