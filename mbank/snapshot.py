@@ -75,7 +75,7 @@ def _walk_entries(root: str) -> Iterator[tuple[str, str, os.DirEntry[str]]]:
         try:
             descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
-            _debug(f"cannot open {directory}: {exc}")
+            _debug(f"cannot list {directory}: {exc}")
             continue
         try:
             with os.scandir(descriptor) as entries:

@@ -534,19 +534,14 @@ def test_entries_that_cannot_be_listed_or_read_are_skipped_with_a_debug_line(
     write(tmp_path, "ok.md")
     write(tmp_path, "gone.md")
     write(tmp_path, "closed/x.md")
-    real_scandir, real_open = os.scandir, os.open
-
-    def scandir(path: Any) -> Any:
-        if str(path).endswith("closed"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)
+    real_open = os.open
 
     def open_(path: Any, flags: int, *args: Any) -> int:
-        if str(path).endswith("gone.md"):
+        # The walk opens each directory to list it, and each changed document to read it.
+        if str(path).endswith(("closed", "gone.md")):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.setattr(os, "open", open_)
     monkeypatch.setenv("MBANK_DEBUG", "1")
     assert list(Bank(tmp_path).refresh().docs) == ["ok.md"]
