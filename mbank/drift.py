@@ -14,6 +14,8 @@ from typing import Any
 
 from mbank import gitrepo
 from mbank.model import Doc
+from mbank.paths import in_scope
+from mbank.paths import normalise_scope as normalise_scope
 from mbank.snapshot import Snapshot
 
 DEFAULT_THRESHOLD_DAYS = 90
@@ -24,25 +26,6 @@ NO_GIT_NOTE = (
     "This bank is not inside a git repository, so there are no commit dates to compare. "
     "File modification times would answer a different question."
 )
-
-
-def normalise_scope(scope: str | None) -> str | None:
-    """The shared scope rule (spec 02 §7.1): leading `./` or `/` and trailing `/` removed.
-
-    A scope that normalises to nothing (`"/"`, `"./"`, blanks) means "the whole bank".
-    """
-    if scope is None:
-        return None
-    text = scope.strip()
-    while text.startswith("./"):
-        text = text[2:]
-    text = text.lstrip("/").rstrip("/")
-    return text or None
-
-
-def in_scope(path: str, scope: str | None) -> bool:
-    """Whether a bank path lies in a normalised scope."""
-    return scope is None or path == scope or path.startswith(scope + "/")
 
 
 def _no_anchors_note(scope: str | None) -> str:

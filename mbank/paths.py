@@ -99,3 +99,22 @@ def check_write_target(path: str, *, must_be_md: bool) -> None:
                 "path-skipped-dir",
                 f'Path goes through "{segment}/", which the bank does not index: {path}',
             )
+
+
+def normalise_scope(scope: str | None) -> str | None:
+    """The shared scope rule (spec 02 §7.1): leading `./` or `/` and trailing `/` removed.
+
+    A scope that normalises to nothing (`"/"`, `"./"`, blanks) means "the whole bank".
+    """
+    if scope is None:
+        return None
+    text = scope.strip()
+    while text.startswith("./"):
+        text = text[2:]
+    text = text.lstrip("/").rstrip("/")
+    return text or None
+
+
+def in_scope(path: str, scope: str | None) -> bool:
+    """Whether a bank path lies in a normalised scope."""
+    return scope is None or path == scope or path.startswith(scope + "/")

@@ -55,7 +55,8 @@ from typing import Any
 
 from mbank.catalogue import shipped_template_names
 from mbank.model import Doc, Finding, RefusalError
-from mbank.paths import refuse
+from mbank.paths import in_scope, refuse
+from mbank.paths import normalise_scope as normalise_scope
 from mbank.snapshot import Snapshot
 from mbank.validation import ERROR, RULE_ORDER, RULES, SEVERITIES, WARNING, file_name
 from mbank.validation.contract_rules import (
@@ -596,21 +597,6 @@ def findings_for(snapshot: Snapshot, paths: Iterable[str]) -> tuple[Finding, ...
     return _in_order(state.items(sorted(selected)))
 
 
-def normalise_scope(scope: str | None) -> str | None:
-    """The shared scope rule (02 §7.1): leading `./` or `/` and a trailing `/` removed.
-
-    Same rule as `mbank.drift.normalise_scope` (not imported: it would load dulwich into
-    every validation); a scope that normalises to nothing means the whole bank.
-    """
-    if scope is None:
-        return None
-    text = scope.strip()
-    while text.startswith("./"):
-        text = text[2:]
-    text = text.lstrip("/").rstrip("/")
-    return text or None
-
-
 def _scope_filter(state: _State, scope: str) -> Any:
     """Whether a finding is in scope (02 §7.5): by its path; an `ssot-conflict` by any owner;
     `no-contract` always."""
@@ -620,7 +606,7 @@ def _scope_filter(state: _State, scope: str) -> Any:
         if item.rule == "no-contract":
             return True
         paths = owners.get(id(item), (item.path,))
-        return any(path == scope or path.startswith(scope + "/") for path in paths)
+        return any(in_scope(path, scope) for path in paths)
 
     return keep
 
