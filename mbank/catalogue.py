@@ -10,19 +10,17 @@ function here returns the same text for the same arguments.
 from __future__ import annotations
 
 import functools
-import json
-import re
 from collections.abc import Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import msgspec
-import yaml
 
 from mbank.model import RefusalError
-from mbank.parse import load_yaml, parse_text
+from mbank.parse import parse_text
 from mbank.paths import refuse
+from mbank.reducers.frontmatter import frontmatter_block
 
 STARTER_PACKAGE = "mbank.starter"
 TEMPLATES_PACKAGE = "mbank.templates"
@@ -228,58 +226,6 @@ def section_for(path: str) -> KnownSection | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Frontmatter text for the generated documents
-# --------------------------------------------------------------------------------------------
-
-_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
-_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-
-
-def _plain_safe(text: str) -> bool:
-    # The plain-scalar rule of the frontmatter writer (03 §3), so that a generated header is
-    # byte-identical to what bank_create would write for the same mapping.
-    if not text or text != text.strip() or _CONTROL.search(text):
-        return False
-    if text[0] in _INDICATORS or ": " in text or " #" in text or text.endswith(":"):
-        return False
-    if text in ("y", "Y", "n", "N"):
-        return False
-    loaded = load_yaml(f"k: {text}")
-    if loaded.data is None or loaded.data.get("k") != text:
-        return False
-    try:
-        pyyaml = yaml.safe_load(f"k: {text}")
-    except yaml.YAMLError:
-        return False
-    return isinstance(pyyaml, dict) and pyyaml.get("k") == text
-
-
-def yaml_string(text: str) -> str:
-    """A string as the frontmatter writer of 03 §3 writes it: plain, single- or double-quoted."""
-    if _plain_safe(text):
-        return text
-    if not _CONTROL.search(text):
-        return "'" + text.replace("'", "''") + "'"
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _frontmatter(fields: Sequence[tuple[str, str | Sequence[str]]]) -> str:
-    lines = ["---"]
-    for key, value in fields:
-        name = key if _KEY.match(key) else yaml_string(key)
-        if isinstance(value, str):
-            lines.append(f"{name}: {yaml_string(value)}")
-        elif not value:
-            lines.append(f"{name}: []")
-        else:
-            lines.append(f"{name}:")
-            lines.extend(f"  - {yaml_string(item)}" for item in value)
-    lines.append("---")
-    return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------------------------
 # The generated documents (05 §6)
 # --------------------------------------------------------------------------------------------
 
@@ -300,18 +246,18 @@ def section_index(
     the index names; None omits the key (03 §4.7: a bank without `dna/governance.md` and
     without a contract root).
     """
-    fields: list[tuple[str, str | Sequence[str]]] = [
-        ("title", section.title),
-        ("doc_kind", section.doc_kind),
-        ("doc_function", "index"),
-        ("purpose", section.purpose),
-    ]
+    fields: dict[str, str | list[str]] = {
+        "title": section.title,
+        "doc_kind": section.doc_kind,
+        "doc_function": "index",
+        "purpose": section.purpose,
+    }
     if derived_from is not None:
-        fields.append(("derived_from", [derived_from]))
-    fields += [("status", "active"), ("audience", AUDIENCE)]
+        fields["derived_from"] = [derived_from]
+    fields |= {"status": "active", "audience": AUDIENCE}
     registry = "\n".join(registry_line(seed) for seed in seeds) if seeds else SECTION_PLACEHOLDER
     body = f"# {section.title}\n\n{section.route}\n\n## Registry\n\n{registry}\n"
-    return _frontmatter(fields) + body
+    return frontmatter_block(fields) + body
 
 
 def root_section_entry(index_path: str, route: str) -> str:
@@ -327,19 +273,16 @@ def root_index(name: str) -> str:
     before this is called.
     """
     project = name.strip()
-    fields: list[tuple[str, str | Sequence[str]]] = [
-        ("title", "Documentation Index"),
-        ("doc_kind", "project"),
-        ("doc_function", "index"),
-        (
-            "purpose",
-            f"Root navigation for the {project} memory bank: start here to see how the "
-            "knowledge base is laid out.",
-        ),
-        ("derived_from", [GOVERNANCE]),
-        ("status", "active"),
-        ("audience", AUDIENCE),
-    ]
+    fields = {
+        "title": "Documentation Index",
+        "doc_kind": "project",
+        "doc_function": "index",
+        "purpose": f"Root navigation for the {project} memory bank: start here to see how the "
+        "knowledge base is laid out.",
+        "derived_from": [GOVERNANCE],
+        "status": "active",
+        "audience": AUDIENCE,
+    }
     sections = "\n".join(
         root_section_entry(f"{section.dir}/README.md", section.route) for section in SEEDED_SECTIONS
     )
@@ -368,7 +311,7 @@ def root_index(name: str) -> str:
         "|-|-|\n"
         f"{routes}\n"
     )
-    return _frontmatter(fields) + body
+    return frontmatter_block(fields) + body
 
 
 _POINTER_BODY = """\
@@ -403,20 +346,17 @@ shipped ones, and this page is replaced by the full templates index.
 
 def templates_pointer() -> str:
     """The text of `flows/templates/README.md` in a bank that has not materialised (05 §6.3)."""
-    fields: list[tuple[str, str | Sequence[str]]] = [
-        ("title", "Document Templates"),
-        ("doc_kind", "governance"),
-        ("doc_function", "index"),
-        (
-            "purpose",
-            "Read this when you look for the document templates and need to know where they "
-            "live and how to bring them into this bank.",
-        ),
-        ("derived_from", ["../../" + GOVERNANCE]),
-        ("status", "active"),
-        ("audience", AUDIENCE),
-    ]
-    return _frontmatter(fields) + _POINTER_BODY
+    fields = {
+        "title": "Document Templates",
+        "doc_kind": "governance",
+        "doc_function": "index",
+        "purpose": "Read this when you look for the document templates and need to know where "
+        "they live and how to bring them into this bank.",
+        "derived_from": ["../../" + GOVERNANCE],
+        "status": "active",
+        "audience": AUDIENCE,
+    }
+    return frontmatter_block(fields) + _POINTER_BODY
 
 
 # --------------------------------------------------------------------------------------------
