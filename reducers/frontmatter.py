@@ -24,14 +24,13 @@ Choices where the spec is silent, each made so that the block still reads back u
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
 
-from mbank.parse import json_data, load_yaml
+from mbank.parse import json_data, load_yaml, scalar_text
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$", re.ASCII)
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -127,22 +126,11 @@ def yaml_scalar(value: Any) -> str:
     """One scalar as the writer puts it after `key: ` or `- ` (spec 03 §3, "Scalars")."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ".nan"
-        if math.isinf(value):
-            return ".inf" if value > 0 else "-.inf"
-        return repr(value)
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, dt.date):
-        return value.isoformat()
     if isinstance(value, str):
         return yaml_string(value)
+    if isinstance(value, (bool, int, float, dt.date)):
+        # the scalar text of 01 §4.5 (never None for these types) is exactly 03 §3's form
+        return str(scalar_text(value))
     return yaml_scalar(json_data(value))
 
 
