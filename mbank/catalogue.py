@@ -10,14 +10,13 @@ function here returns the same text for the same arguments.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import msgspec
 
-from mbank.model import RefusalError
 from mbank.parse import parse_text
 from mbank.paths import refuse
 from mbank.reducers.frontmatter import frontmatter_block
@@ -434,6 +433,25 @@ def section_seeds(section: KnownSection, starter: dict[str, str]) -> tuple[Regis
     return tuple(seeds)
 
 
+def seeded_documents(starter: Mapping[str, str], name: str, location: str) -> dict[str, str]:
+    """The 24 documents of 05 §2 for a project `name`, bank path → text, sorted by path.
+
+    `starter` is a starter set (bank path → text); an incomplete one is refused with
+    `starter-missing` (03 §12 gate 4), naming `location`.
+    """
+    if any(path not in starter for path in STARTER_PATHS):
+        raise refuse(
+            "starter-missing",
+            f"Starter set not found at {location}. The server package is incomplete.",
+        )
+    seeded = {path: starter[path] for path in STARTER_PATHS}
+    for section in SEEDED_SECTIONS:
+        seeded[f"{section.dir}/README.md"] = section_index(section, section_seeds(section, seeded))
+    seeded[TEMPLATES_POINTER] = templates_pointer()
+    seeded[ROOT_INDEX] = root_index(name)
+    return dict(sorted(seeded.items()))
+
+
 def seed_files(name: str, today: str) -> dict[str, str]:
     """The 24 documents `init` writes for a project `name`, bank path → text, sorted (05 §2).
 
@@ -444,19 +462,4 @@ def seed_files(name: str, today: str) -> dict[str, str]:
     incomplete.
     """
     del today
-    starter = starter_files()
-    if any(path not in starter for path in STARTER_PATHS):
-        raise _starter_missing()
-    seeded = {path: starter[path] for path in STARTER_PATHS}
-    for section in SEEDED_SECTIONS:
-        seeded[f"{section.dir}/README.md"] = section_index(section, section_seeds(section, seeded))
-    seeded[TEMPLATES_POINTER] = templates_pointer()
-    seeded[ROOT_INDEX] = root_index(name)
-    return dict(sorted(seeded.items()))
-
-
-def _starter_missing() -> RefusalError:
-    return refuse(
-        "starter-missing",
-        f"Starter set not found at {starter_location()}. The server package is incomplete.",
-    )
+    return seeded_documents(starter_files(), name, starter_location())

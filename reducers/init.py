@@ -27,10 +27,7 @@ from mbank.catalogue import (
     SEEDED_SECTIONS,
     STARTER_PATHS,
     TEMPLATES_POINTER,
-    root_index,
-    section_index,
-    section_seeds,
-    templates_pointer,
+    seeded_documents,
 )
 from mbank.gates.init import (
     check_name,
@@ -40,7 +37,6 @@ from mbank.gates.init import (
     seeding_over_warning,
 )
 from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
-from mbank.paths import refuse
 from mbank.plan import create_document, encode_text, replace_bytes, sha256_hex
 from mbank.snapshot import Snapshot
 
@@ -61,25 +57,6 @@ SEED_PATHS = tuple(
         ]
     )
 )
-
-
-def seeded_documents(starter: Mapping[str, str], name: str, location: str) -> dict[str, str]:
-    """The 24 documents of 05 §2 for a project `name`, bank path → text, sorted by path.
-
-    `starter` is the package's starter set (bank path → text); an incomplete one is refused
-    with `starter-missing` (§12 gate 4), naming `location`.
-    """
-    if any(path not in starter for path in STARTER_PATHS):
-        raise refuse(
-            "starter-missing",
-            f"Starter set not found at {location}. The server package is incomplete.",
-        )
-    seeded = {path: starter[path] for path in STARTER_PATHS}
-    for section in SEEDED_SECTIONS:
-        seeded[f"{section.dir}/README.md"] = section_index(section, section_seeds(section, seeded))
-    seeded[TEMPLATES_POINTER] = templates_pointer()
-    seeded[ROOT_INDEX] = root_index(name)
-    return dict(sorted(seeded.items()))
 
 
 def plan_seed(
