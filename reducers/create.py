@@ -33,6 +33,7 @@ from mbank.paths import refuse
 from mbank.plan import create_document, document_text, replace_document
 from mbank.reducers.frontmatter import frontmatter_block
 from mbank.reducers.registration import pick_index, plan_section_index, register_line
+from mbank.reducers.report import closing, with_common
 from mbank.reducers.templates import (
     TEMPLATES_FACT,
     instantiate,
@@ -203,10 +204,7 @@ def create_result(
         "warnings": list(warnings),
         "preview": result["preview"],
     }
-    for key in ("diff", "journalId"):
-        if key in common:
-            out[key] = common[key]
-    return out
+    return with_common(out, common)
 
 
 def format_written(result: Mapping[str, Any], headline: str) -> str:
@@ -215,15 +213,9 @@ def format_written(result: Mapping[str, Any], headline: str) -> str:
     registered = result["registeredIn"]
     lines.append(f"registered in: {', '.join(registered) if registered else '(nowhere)'}")
     lines.extend(f"warning: {warning}" for warning in result["warnings"])
-    if result["dryRun"]:
-        lines.append("--- diff ---")
-        text = "\n".join(lines) + "\n" + str(result.get("diff", ""))
-        return text if text.endswith("\n") else text + "\n"
-    lines.append("--- preview ---")
-    lines.append(result["preview"].rstrip("\n"))
-    if "journalId" in result:
-        lines.append(f"journal: {result['journalId']}")
-    return "\n".join(lines) + "\n"
+    if not result["dryRun"]:  # on a dry run the diff replaces the preview
+        lines.extend(["--- preview ---", result["preview"].rstrip("\n")])
+    return closing(lines, result)
 
 
 def format_create(result: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ from mbank.model import Intent, JournalNotes, Plan, PlanOutcome
 from mbank.paths import refuse
 from mbank.plan import delete_document
 from mbank.reducers.create import text_argument
+from mbank.reducers.report import closing, with_common
 from mbank.snapshot import Snapshot
 
 TOOL = "bank_discard"
@@ -72,10 +73,7 @@ def discard_result(
     }
     if warnings:
         out["warnings"] = list(warnings)
-    for key in ("diff", "journalId"):
-        if key in common:
-            out[key] = common[key]
-    return out
+    return with_common(out, common)
 
 
 def format_discard(result: Mapping[str, Any]) -> str:
@@ -87,10 +85,4 @@ def format_discard(result: Mapping[str, Any]) -> str:
         f"reason: {result['reason']}",
     ]
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
-    if result["dryRun"]:
-        lines.append("--- diff ---")
-        text = "\n".join(lines) + "\n" + str(result.get("diff", ""))
-        return text if text.endswith("\n") else text + "\n"
-    if "journalId" in result:
-        lines.append(f"journal: {result['journalId']}")
-    return "\n".join(lines) + "\n"
+    return closing(lines, result)

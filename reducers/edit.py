@@ -19,6 +19,7 @@ from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_document
+from mbank.reducers.report import closing
 from mbank.sections import match_section, section_span
 from mbank.snapshot import Snapshot
 
@@ -101,8 +102,4 @@ def format_edit(result: dict[str, Any]) -> str:
     lines = [head]
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     lines.extend(["--- context ---", result["context"]])
-    if result["dryRun"]:
-        lines.extend(["--- diff ---", result.get("diff", "").rstrip("\n")])
-    elif result.get("journalId"):
-        lines.append(f"journal: {result['journalId']}")
-    return "\n".join(lines) + "\n"
+    return closing(lines, result)

@@ -38,6 +38,7 @@ from mbank.gates.init import (
 )
 from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.plan import create_document, encode_text, replace_bytes, sha256_hex
+from mbank.reducers.report import closing, with_common
 from mbank.snapshot import Snapshot
 
 TOOL = "bank_init"
@@ -119,22 +120,12 @@ def init_result(
         "directories": list(result["directories"]),
         "warnings": list(warnings),
     }
-    for key in ("diff", "journalId"):
-        if key in common:
-            out[key] = common[key]
-    return out
+    return with_common(out, common)
 
 
 def format_seeded(result: Mapping[str, Any], lines: list[str]) -> str:
     """Warnings, then the diff (dry run) or the journal line: the tail of init and materialize."""
-    lines = [*lines, *(f"warning: {warning}" for warning in result["warnings"])]
-    if result["dryRun"]:
-        lines.append("--- diff ---")
-        text = "\n".join(lines) + "\n" + str(result.get("diff", ""))
-        return text if text.endswith("\n") else text + "\n"
-    if "journalId" in result:
-        lines.append(f"journal: {result['journalId']}")
-    return "\n".join(lines) + "\n"
+    return closing([*lines, *(f"warning: {warning}" for warning in result["warnings"])], result)
 
 
 def format_init(result: Mapping[str, Any]) -> str:

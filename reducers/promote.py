@@ -45,6 +45,7 @@ from mbank.reducers.create import (
 )
 from mbank.reducers.frontmatter import frontmatter_block
 from mbank.reducers.registration import pick_index, register_line, relative_link
+from mbank.reducers.report import with_common
 from mbank.reducers.templates import TEMPLATES_FACT, instantiate, new_frontmatter, retitle
 from mbank.reducers.templates import template_source as find_template
 from mbank.snapshot import Snapshot
@@ -190,10 +191,7 @@ def promote_result(
         "warnings": list(warnings),
         "preview": result["preview"],
     }
-    for key in ("diff", "journalId"):
-        if key in common:
-            out[key] = common[key]
-    return out
+    return with_common(out, common)
 
 
 def format_promote(result: Mapping[str, Any]) -> str:

@@ -22,6 +22,7 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_document
+from mbank.reducers.report import closing, headline
 from mbank.snapshot import Snapshot
 
 TOOL = "bank_rewrite"
@@ -109,19 +110,7 @@ def format_rewrite(result: dict[str, Any]) -> str:
     """The human rendering of `mbank rewrite` (spec 04 §9.3)."""
     path = result["path"]
     sizes = f"({result['bytesBefore']} -> {result['bytesAfter']} bytes)"
-    no_op = result.get("diff") == "" if result["dryRun"] else not result["rewritten"]
-    if no_op:
-        head = f"UNCHANGED {path}  {sizes}"
-    elif result["dryRun"]:
-        head = f"WOULD REWRITE {path}  {sizes}"
-    else:
-        head = f"REWROTE {path}  {sizes}"
-    lines = [head]
+    lines = [headline(result, "rewritten", "WOULD REWRITE", "REWROTE", f"{path}  {sizes}")]
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     lines.extend(["--- preview ---", result["preview"]])
-    text = "\n".join(lines) + "\n"
-    if result["dryRun"] and result.get("diff"):
-        text += "--- diff ---\n" + result["diff"]
-    elif result.get("journalId"):
-        text += f"journal: {result['journalId']}\n"
-    return text
+    return closing(lines, result, empty_diff=False)

@@ -40,6 +40,7 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import load_yaml, scalar_text, scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import document_text, replace_document
+from mbank.reducers.report import closing, unchanged
 from mbank.snapshot import Snapshot
 
 TOOL = "bank_set_field"
@@ -333,8 +334,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
 def format_set_field(result: dict[str, Any]) -> str:
     """The human rendering of `mbank set-field` (spec 04 §9.3)."""
     path, field = result["path"], result["field"]
-    no_op = result.get("diff") == "" if result["dryRun"] else not result["changed"]
-    if no_op:
+    if unchanged(result, "changed"):
         lines = [f"UNCHANGED {path} {field}: {result['to']}"]
     else:
         verb = "WOULD SET" if result["dryRun"] else "SET"
@@ -345,9 +345,4 @@ def format_set_field(result: dict[str, Any]) -> str:
         if result.get("heading"):
             lines.append("heading renamed")
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
-    text = "\n".join(lines) + "\n"
-    if result["dryRun"] and result.get("diff"):
-        text += "--- diff ---\n" + result["diff"]
-    elif result.get("journalId"):
-        text += f"journal: {result['journalId']}\n"
-    return text
+    return closing(lines, result, empty_diff=False)

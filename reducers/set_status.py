@@ -32,6 +32,7 @@ from mbank.gates.status import (
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scalar_text, split_frontmatter
 from mbank.plan import document_text, replace_document
+from mbank.reducers.report import closing, unchanged
 from mbank.reducers.set_field import frontmatter_close, key_line, reads_plain
 from mbank.snapshot import Snapshot
 
@@ -127,8 +128,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
 def format_set_status(result: dict[str, Any]) -> str:
     """The human rendering of `mbank set-status` (spec 04 §9.3)."""
     path = result["path"]
-    no_op = result.get("diff") == "" if result["dryRun"] else not result["changed"]
-    if no_op:
+    if unchanged(result, "changed"):
         lines = [f"UNCHANGED {path} status: {result['to']}"]
     else:
         verb = "WOULD SET" if result["dryRun"] else "SET"
@@ -136,9 +136,4 @@ def format_set_status(result: dict[str, Any]) -> str:
         if result.get("released"):
             lines.append(f"released: {', '.join(result['released'])}")
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
-    text = "\n".join(lines) + "\n"
-    if result["dryRun"] and result.get("diff"):
-        text += "--- diff ---\n" + result["diff"]
-    elif result.get("journalId"):
-        text += f"journal: {result['journalId']}\n"
-    return text
+    return closing(lines, result, empty_diff=False)

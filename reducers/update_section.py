@@ -27,6 +27,7 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_document
+from mbank.reducers.report import closing, headline
 from mbank.sections import match_section
 from mbank.snapshot import Snapshot
 
@@ -110,19 +111,7 @@ def format_update_section(result: dict[str, Any]) -> str:
     """The human rendering of `mbank update-section` (spec 04 §9.3)."""
     where = f"{result['path']} :: {result['section']} ({result['mode']})"
     sizes = f"({result['bytesBefore']} -> {result['bytesAfter']} bytes)"
-    no_op = result.get("diff") == "" if result["dryRun"] else not result["updated"]
-    if no_op:
-        head = f"UNCHANGED {where}  {sizes}"
-    elif result["dryRun"]:
-        head = f"WOULD UPDATE {where}  {sizes}"
-    else:
-        head = f"UPDATED {where}  {sizes}"
-    lines = [head]
+    lines = [headline(result, "updated", "WOULD UPDATE", "UPDATED", f"{where}  {sizes}")]
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     lines.extend(["--- preview ---", result["preview"].rstrip("\n")])
-    text = "\n".join(lines) + "\n"
-    if result["dryRun"] and result.get("diff"):
-        text += "--- diff ---\n" + result["diff"]
-    elif result.get("journalId"):
-        text += f"journal: {result['journalId']}\n"
-    return text
+    return closing(lines, result, empty_diff=False)
