@@ -77,6 +77,15 @@ def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
+def print_result(args: argparse.Namespace, result: Any, render: Callable[[Any], str]) -> int:
+    """Print a result: the object as JSON with `--json`, else its human rendering; exit 0."""
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(render(result))
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------------------------
 # stats (CLI only)
 # --------------------------------------------------------------------------------------------
@@ -96,11 +105,7 @@ def _run_stats(args: argparse.Namespace) -> int:
     snapshot = bank.refresh()
     elapsed_ms = (time.perf_counter() - started) * 1000
     result = bank_stats(snapshot, elapsed_ms)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_stats(result))
-    return EXIT_OK
+    return print_result(args, result, format_stats)
 
 
 # --------------------------------------------------------------------------------------------
@@ -121,6 +126,10 @@ def _run_hook(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 # read, graph, changed, drift (spec 04 §9.2): reads, never write, not even .mbank/
 # --------------------------------------------------------------------------------------------
+
+
+def _add_dry_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
 
 
 def _int_between(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -199,11 +208,7 @@ def _run_read(args: argparse.Namespace) -> int:
             relative=relative,
             not_a_document_note=note,
         )
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_read(result))
-    return EXIT_OK
+    return print_result(args, result, format_read)
 
 
 def _add_graph(sub: Any) -> None:
@@ -253,11 +258,7 @@ def _run_changed(args: argparse.Namespace) -> int:
     from mbank.changed import changed, format_changed
 
     result = changed(_read_bank(args).refresh(), args.since)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_changed(result))
-    return EXIT_OK
+    return print_result(args, result, format_changed)
 
 
 def _add_drift(sub: Any) -> None:
@@ -271,11 +272,7 @@ def _run_drift(args: argparse.Namespace) -> int:
 
     snapshot = _read_bank(args).refresh()
     result = drift(snapshot, threshold_days=args.threshold_days, scope=args.scope)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_drift(result))
-    return EXIT_OK
+    return print_result(args, result, format_drift)
 
 
 # --------------------------------------------------------------------------------------------
@@ -303,10 +300,7 @@ def _run_validate(args: argparse.Namespace) -> int:
 
     snapshot = _read_bank(args).refresh()
     result = validate(snapshot, scope=args.scope, severity=args.severity, rule=args.rule)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_validation(result, summary=args.summary))
+    print_result(args, result, lambda found: format_validation(found, summary=args.summary))
     return EXIT_REFUSED if fails(result, args.fail_on) else EXIT_OK
 
 
@@ -332,17 +326,13 @@ def _run_history(args: argparse.Namespace) -> int:
     for notice in interrupted_notices(bank.root):
         sys.stderr.write(notice + "\n")
     result = history(bank.root, path=path, limit=args.limit)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_history(result))
-    return EXIT_OK
+    return print_result(args, result, format_history)
 
 
 def _add_undo(sub: Any) -> None:
     parser = sub.add_parser("undo", help="revert the last journaled write (or --id ID)")
     parser.add_argument("--id", dest="record_id", metavar="ID", help="the record to undo")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_undo(args: argparse.Namespace) -> int:
@@ -351,11 +341,7 @@ def _run_undo(args: argparse.Namespace) -> int:
     from mbank.writes import run_undo
 
     result = run_undo(Bank(resolve_root(args)), record_id=args.record_id, dry_run=args.dry_run)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_undo(result))
-    return EXIT_OK
+    return print_result(args, result, format_undo)
 
 
 # --------------------------------------------------------------------------------------------
@@ -397,11 +383,7 @@ def _run_route(args: argparse.Namespace) -> int:
         kind=args.kind,
         layer=args.layer,
     )
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_route(result))
-    return EXIT_OK
+    return print_result(args, result, format_route)
 
 
 def _add_search(sub: Any) -> None:
@@ -431,11 +413,11 @@ def _run_search(args: argparse.Namespace) -> int:
         layer=args.layer,
         status=args.status,
     )
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_search(result, len(index.indexed), index.term_count(), elapsed_ms))
-    return EXIT_OK
+    return print_result(
+        args,
+        result,
+        lambda found: format_search(found, len(index.indexed), index.term_count(), elapsed_ms),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -460,18 +442,22 @@ def _inline_or_file(
 
 
 def _run_document_write(
-    args: argparse.Namespace, tool: str, arguments: dict[str, Any], format_result: Any
+    args: argparse.Namespace,
+    tool: str,
+    arguments: dict[str, Any],
+    format_result: Any,
+    *,
+    root: str | None = None,
 ) -> int:
+    """Run a write tool's shell (`mbank.write_tools.<tool>`) on the bank and print its result;
+    `root` overrides the resolved root (init's fallback)."""
     from mbank import write_tools
     from mbank.snapshot import Bank
 
     shell = getattr(write_tools, tool)
-    result = shell(Bank(resolve_root(args)), arguments, dry_run=args.dry_run, via="cli")
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_result(result))
-    return EXIT_OK
+    bank = Bank(root if root is not None else resolve_root(args))
+    result = shell(bank, arguments, dry_run=args.dry_run, via="cli")
+    return print_result(args, result, format_result)
 
 
 def _add_edit(sub: Any) -> None:
@@ -480,7 +466,7 @@ def _add_edit(sub: Any) -> None:
     parser.add_argument("--find", required=True, metavar="TEXT", help="exact, whitespace included")
     parser.add_argument("--replace", required=True, metavar="TEXT")
     parser.add_argument("--section", metavar="S", help="a ## section that narrows the search")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_edit(args: argparse.Namespace) -> int:
@@ -499,7 +485,7 @@ def _add_update_section(sub: Any) -> None:
     parser.add_argument("--content", metavar="TEXT")
     parser.add_argument("--content-file", metavar="F", help="a file in the project, or - (stdin)")
     parser.add_argument("--mode", choices=("replace", "append"), default="replace")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_update_section(args: argparse.Namespace) -> int:
@@ -515,7 +501,7 @@ def _add_rewrite(sub: Any) -> None:
     parser.add_argument("path", metavar="PATH")
     parser.add_argument("--body", metavar="TEXT")
     parser.add_argument("--body-file", metavar="F", help="a file in the project, or - (stdin)")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_rewrite(args: argparse.Namespace) -> int:
@@ -535,7 +521,7 @@ def _add_set_status(sub: Any) -> None:
         action="store_true",
         help="archiving only: give up the canonical_for keys in the same write",
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_set_status(args: argparse.Namespace) -> int:
@@ -552,7 +538,7 @@ def _add_set_field(sub: Any) -> None:
     parser.add_argument("path", metavar="PATH")
     parser.add_argument("field", metavar="FIELD")
     parser.add_argument("value", metavar="VALUE")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_set_field(args: argparse.Namespace) -> int:
@@ -624,7 +610,7 @@ def _add_create(sub: Any) -> None:
     parser.add_argument("--extra", action="append", metavar="KEY=VALUE", help="repeatable")
     parser.add_argument("--extra-json", metavar="JSON", help="an object of more frontmatter")
     parser.add_argument("--inbox", action="store_true", help="quarantine: into _inbox/")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_create(args: argparse.Namespace) -> int:
@@ -657,7 +643,7 @@ def _add_promote(sub: Any) -> None:
     parser.add_argument("--purpose", help="default: the note's")
     _add_list_flags(parser)
     parser.add_argument("--status", help="default active")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_promote(args: argparse.Namespace) -> int:
@@ -680,7 +666,7 @@ def _add_discard(sub: Any) -> None:
     parser = sub.add_parser("discard", help="drop a note from _inbox/, on the record")
     parser.add_argument("path", metavar="PATH", help="the quarantined note")
     parser.add_argument("--reason", required=True, metavar="TEXT", help="kept in the journal")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_discard(args: argparse.Namespace) -> int:
@@ -700,11 +686,7 @@ def _run_inbox(args: argparse.Namespace) -> int:
     from mbank.inbox import format_inbox, inbox_listing
 
     result = inbox_listing(_read_bank(args).refresh(), datetime.now(UTC))
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_inbox(result))
-    return EXIT_OK
+    return print_result(args, result, format_inbox)
 
 
 # --------------------------------------------------------------------------------------------
@@ -716,25 +698,18 @@ def _add_init(sub: Any) -> None:
     parser = sub.add_parser("init", help="seed a memory bank where there is none (bank_init)")
     parser.add_argument("name", metavar="NAME", help="the project's name (goes into README.md)")
     parser.add_argument("--force", action="store_true", help="seed over existing documents")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_init(args: argparse.Namespace) -> int:
-    from mbank import write_tools
     from mbank.reducers.init import format_init
-    from mbank.snapshot import Bank
 
     try:
         root = resolve_root(args)
     except UsageError:  # no bank found: init makes one here (spec 04 §9.1)
         root = os.path.abspath("memory_bank")
     arguments = {"name": args.name, "force": args.force}
-    result = write_tools.init(Bank(root), arguments, dry_run=args.dry_run, via="cli")
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_init(result))
-    return EXIT_OK
+    return _run_document_write(args, "init", arguments, format_init, root=root)
 
 
 def _add_materialize_flows(sub: Any) -> None:
@@ -742,7 +717,7 @@ def _add_materialize_flows(sub: Any) -> None:
         "materialize-flows", help="copy the shipped templates into flows/templates/"
     )
     parser.add_argument("--force", action="store_true", help="overwrite the bank's templates")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _add_dry_run(parser)
 
 
 def _run_materialize_flows(args: argparse.Namespace) -> int:
@@ -768,11 +743,7 @@ def _run_contract_diff(args: argparse.Namespace) -> int:
     from mbank.contract_diff import contract_diff, format_contract_diff
 
     result = contract_diff(_read_bank(args).refresh(), args.other)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_contract_diff(result))
-    return EXIT_OK
+    return print_result(args, result, format_contract_diff)
 
 
 # --------------------------------------------------------------------------------------------
@@ -834,11 +805,7 @@ def _run_surface_cost(args: argparse.Namespace) -> int:
     if not has_bank(root):
         raise UsageError(f"no bank at {root}: the full surface is measured on an existing bank")
     result = surface_cost(root)
-    if args.json:
-        print_json(result)
-    else:
-        sys.stdout.write(format_surface_cost(result))
-    return EXIT_OK
+    return print_result(args, result, format_surface_cost)
 
 
 def _add_demo(sub: Any) -> None:
