@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mbank.discovery import discover_root
 from mbank.model import RefusalError
 
 EXIT_OK = 0
@@ -28,35 +29,6 @@ class UsageError(Exception):
 # --------------------------------------------------------------------------------------------
 # Root resolution (spec 04 §9.1)
 # --------------------------------------------------------------------------------------------
-
-
-def _git_top(start: str) -> str | None:
-    directory = start
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
-def discover_root(start: str) -> str | None:
-    """The first `memory_bank/` (else `memory-bank/`) from `start` up to the git top."""
-    start = os.path.abspath(start)
-    top = _git_top(start)
-    directory = start
-    while True:
-        for name in ("memory_bank", "memory-bank"):
-            candidate = os.path.join(directory, name)
-            if os.path.isdir(candidate):
-                return candidate
-        if top is not None and directory == top:
-            return None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
 
 
 def resolve_root(args: argparse.Namespace, *, required: bool = False) -> str:

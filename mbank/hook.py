@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from mbank.discovery import find_bank
+
 SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 ASK = (
@@ -143,22 +145,6 @@ def decide(facts: Facts, settings: Settings) -> Decision:
 # --------------------------------------------------------------------------------------------
 # The shell: stdin, git (dulwich), the marker file, stdout
 # --------------------------------------------------------------------------------------------
-
-
-def find_bank(cwd: str, top: str | None) -> str | None:
-    """The first `memory_bank/` (else `memory-bank/`) from cwd up to the git work tree's top."""
-    directory = os.path.abspath(cwd)
-    while True:
-        for name in ("memory_bank", "memory-bank"):
-            candidate = os.path.join(directory, name)
-            if os.path.isdir(candidate):
-                return candidate
-        if top is not None and os.path.abspath(directory) == os.path.abspath(top):
-            return None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
 
 
 def _text(value: Any) -> str:

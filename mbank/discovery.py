@@ -1,0 +1,47 @@
+"""Finding the bank from a working directory (spec 04 §9.1 for the CLI, §10 for the hook).
+
+Standard library only: the CLI resolves its root before any command runs, and the hook must
+stay light.
+"""
+
+from __future__ import annotations
+
+import os
+
+BANK_NAMES = ("memory_bank", "memory-bank")
+
+
+def find_bank(start: str, top: str | None) -> str | None:
+    """The first `memory_bank/` (else `memory-bank/`) from `start` up to `top` (the git work
+    tree's top, when known), else None."""
+    directory = os.path.abspath(start)
+    stop = os.path.abspath(top) if top is not None else None
+    while True:
+        for name in BANK_NAMES:
+            candidate = os.path.join(directory, name)
+            if os.path.isdir(candidate):
+                return candidate
+        if directory == stop:
+            return None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def git_top(start: str) -> str | None:
+    """The nearest directory from `start` upwards that holds a `.git` entry, else None."""
+    directory = start
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def discover_root(start: str) -> str | None:
+    """The first `memory_bank/` (else `memory-bank/`) from `start` up to the git top."""
+    start = os.path.abspath(start)
+    return find_bank(start, git_top(start))
