@@ -305,9 +305,13 @@ def bank_lock(
                     raise refuse("lock-busy", LOCK_BUSY) from None
                 time.sleep(interval)
         try:
-            # Informational only: who holds it (§14.4).
-            os.ftruncate(descriptor, 0)
-            os.pwrite(descriptor, f"{os.getpid()} {tool}\n".encode(), 0)
+            # Informational only: who holds it (§14.4). Written over the old content and cut
+            # only when the old content was longer: a truncation costs a metadata change on
+            # every write, for a file whose content nobody relies on.
+            holder = f"{os.getpid()} {tool}\n".encode()
+            os.pwrite(descriptor, holder, 0)
+            if os.fstat(descriptor).st_size > len(holder):
+                os.ftruncate(descriptor, len(holder))
             yield
         finally:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
@@ -436,7 +440,10 @@ def store_object(root: str, content: bytes) -> str:
     if os.path.exists(target):
         return digest
     directory = os.path.dirname(target)
-    os.makedirs(directory, exist_ok=True)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, exist_ok=True)
+        # The new `objects/<2 hex>/` entry must be as durable as the object inside it.
+        _fsync_dir(os.path.dirname(directory))
     temp = _write_temp(directory, content, 0o644)
     os.replace(temp, target)
     _fsync_dir(directory)
@@ -516,14 +523,28 @@ class WalOp(msgspec.Struct, frozen=True):
     mode: int | None = None
 
 
+class WalDir(msgspec.Struct, frozen=True):
+    """A directory an apply may remove once its deletes leave it empty, with its bits."""
+
+    path: str
+    mode: int
+
+
 class WalEntry(msgspec.Struct, frozen=True):
-    """`.mbank/wal/<id>.json`: a plan being applied (§14.5 step 4)."""
+    """`.mbank/wal/<id>.json`: a plan being applied (§14.5 step 4).
+
+    `pruned` (mbank's addition to §14.5's shape, absent from older entries) lists the
+    directories this apply may remove once its deletes leave them empty (undo does, see
+    `apply_plan`), deepest first; recovery re-creates the missing ones before it restores
+    the files that lived in them.
+    """
 
     id: str
     tool: str
     time: str
     ops: tuple[WalOp, ...]
     dirs: tuple[str, ...]
+    pruned: tuple[WalDir, ...] = ()
 
 
 def _directories_to_create(root: str, plan: Plan) -> tuple[str, ...]:
@@ -540,6 +561,62 @@ def _directories_to_create(root: str, plan: Plan) -> tuple[str, ...]:
             if not os.path.lexists(_absolute(root, directory)):
                 missing.append(directory)
     return tuple(sorted(missing, key=lambda path: (path.count("/"), missing.index(path))))
+
+
+def _prune_candidates(root: str, prune: Sequence[str]) -> tuple[WalDir, ...]:
+    """The directories of `prune` that are real directories now, deepest first, with bits.
+
+    A symlinked directory or a missing one is never a candidate; the bits are kept so that a
+    rollback re-creates a removed directory exactly.
+    """
+    found: dict[str, int] = {}
+    for directory in prune:
+        if not directory or directory in found:
+            continue
+        try:
+            info = os.lstat(_absolute(root, directory))
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            found[directory] = stat.S_IMODE(info.st_mode)
+    ordered = sorted(found, key=lambda path: path.count("/"), reverse=True)
+    return tuple(WalDir(path, found[path]) for path in ordered)
+
+
+def _recreate_dirs(root: str, removed: Sequence[WalDir]) -> None:
+    """Re-create removed directories that are missing, shallowest first, with their bits."""
+    for entry in sorted(removed, key=lambda item: item.path.count("/")):
+        absolute = _absolute(root, entry.path)
+        if os.path.lexists(absolute):
+            continue
+        os.mkdir(absolute, entry.mode)
+        os.chmod(absolute, entry.mode)
+        _fsync_dir(os.path.dirname(absolute))
+
+
+def _directory_syncs(
+    steps: Sequence[_Step], created_at: Sequence[Sequence[str]], root: str
+) -> list[list[str]]:
+    """Per op (0-based), the directories to fsync right after its swap: each one once.
+
+    Op *i* needs its target's directory and the parent of every directory it created made
+    durable; each such directory is fsynced after the LAST op that needs it, not after
+    every op (§14.5 step 5 says "fsync the directory" per op; see `apply_plan` for why once
+    is enough).
+    """
+    last: dict[str, int] = {}
+    for number, step in enumerate(steps):
+        needed = [os.path.dirname(step.absolute)]
+        needed.extend(os.path.dirname(_absolute(root, new_dir)) for new_dir in created_at[number])
+        for directory in needed:
+            last[directory] = number
+    syncs: list[list[str]] = [[] for _ in steps]
+    for directory, number in last.items():
+        syncs[number].append(directory)
+    # Deepest first: a new directory's own entries before its entry in the parent.
+    for group in syncs:
+        group.sort(key=lambda path: path.count(os.sep), reverse=True)
+    return syncs
 
 
 def _faults(fault: FaultHook | None) -> FaultHook | None:
@@ -583,11 +660,19 @@ def _error_text(exc: BaseException, root: str) -> str:
 
 
 def _roll_back(
-    root: str, steps: Sequence[_Step], created: Sequence[str], temps: Sequence[str]
+    root: str,
+    steps: Sequence[_Step],
+    created: Sequence[str],
+    temps: Sequence[str],
+    removed: Sequence[WalDir] = (),
 ) -> None:
-    """Undo the swaps made so far (reverse order), then stray temp files and new directories."""
+    """Undo the swaps made so far (reverse order), then stray temp files and new directories.
+
+    Directories the apply had removed come back first, so the files restored into them fit.
+    """
     for temp in temps:
         _unlink_quietly(temp)
+    _recreate_dirs(root, removed)
     for step in reversed(steps):
         if not step.swapped:
             continue
@@ -619,11 +704,15 @@ def apply_plan(
     *,
     objects: Mapping[str, bytes] | None = None,
     fault: FaultHook | None = None,
+    prune: Sequence[str] = (),
 ) -> JournalRecord:
     """Apply `plan` through the journal (spec 03 §14.5); the caller holds the lock.
 
-    `record` is appended once every file is swapped; `objects` (large intent strings) are
-    stored with the pre-images. Raises `changed-on-disk`, `path-symlink`, `apply-failed` or
+    `record` is appended once every file is swapped, with the directories the apply created
+    as its `dirs`; the record appended is returned. `objects` (large intent strings) are
+    stored with the pre-images. `prune` (undo: the `dirs` of the record it undoes) names
+    directories to remove, deepest first, when the plan leaves them empty — part of the same
+    write, rolled back with it. Raises `changed-on-disk`, `path-symlink`, `apply-failed` or
     `rollback-failed` refusals; on any of them no file differs from its pre-image (except
     under `rollback-failed`, where the kept WAL entry is rolled back by the next start).
     """
@@ -660,8 +749,23 @@ def apply_plan(
     for content in (objects or {}).values():
         store_object(root, content)
 
-    # 3. Directories to create.
+    # 3. Directories to create, which op creates each, and which directories each op's swap
+    # must make durable.
     dirs = _directories_to_create(root, plan)
+    created_at: list[list[str]] = []
+    claimed: set[str] = set()
+    for step in steps:
+        mine = [
+            new_dir
+            for new_dir in dirs
+            if new_dir not in claimed and (step.op.path + "/").startswith(new_dir + "/")
+        ]
+        claimed.update(mine)
+        created_at.append(mine)
+    syncs = _directory_syncs(steps, created_at, root)
+    pruned = _prune_candidates(root, prune)
+    if dirs:
+        record = msgspec.structs.replace(record, dirs=dirs)
 
     entry = WalEntry(
         id=record.id,
@@ -671,10 +775,12 @@ def apply_plan(
             WalOp(s.op.path, s.op.kind, s.op.before, s.op.after, s.preimage, s.mode) for s in steps
         ),
         dirs=dirs,
+        pruned=pruned,
     )
     wal_file = os.path.join(wal_dir(root), f"{record.id}.json")
     created: list[str] = []
     temps: list[str] = []
+    removed: list[WalDir] = []
     journal_file = journal_path(root)
     journal_size: int | None = None
     try:
@@ -690,15 +796,24 @@ def apply_plan(
         at("wal-synced")
 
         # 5. Swap each file.
+        #
+        # Directory fsyncs are batched: each directory a swap (or a mkdir) touched is fsynced
+        # once, after the last op that touches it, instead of after every op as §14.5 step 5
+        # reads ("…`os.replace` it onto the target, fsync the directory"). Safe because the
+        # WAL entry, with every pre-image, is durable before the first swap, and the record is
+        # appended only after every directory is fsynced: a crash (or power loss) before the
+        # append finds the entry and rolls back whatever mix of swaps reached the disk — each
+        # op independently is "after" (restored), "before" (left) or absent (created: nothing
+        # to remove) — and a durable record implies durable swaps. Temp files are still
+        # fsynced before their rename, so a swap that reached the disk has its bytes. The
+        # `op-<i>-dirsynced` boundary still follows every op: it marks "every directory op
+        # <i> needs durable is durable, or will be by a later op's sync".
         for number, step in enumerate(steps, start=1):
             op = step.op
             directory = os.path.dirname(step.absolute)
-            for new_dir in dirs:
-                if new_dir not in created and (op.path + "/").startswith(new_dir + "/"):
-                    absolute_dir = _absolute(root, new_dir)
-                    os.mkdir(absolute_dir)
-                    created.append(new_dir)
-                    _fsync_dir(os.path.dirname(absolute_dir))
+            for new_dir in created_at[number - 1]:
+                os.mkdir(_absolute(root, new_dir))
+                created.append(new_dir)
             temp: str | None = None
             if op.content is not None:
                 try:
@@ -725,8 +840,25 @@ def apply_plan(
                 os.unlink(step.absolute)
             step.swapped = True
             at(f"op-{number}-swapped")
-            _fsync_dir(directory)
+            for synced in syncs[number - 1]:
+                _fsync_dir(synced)
             at(f"op-{number}-dirsynced")
+
+        # 5b. Directories to prune that the deletes left empty (undo: those the undone write
+        # created), removed deepest first under the same WAL entry, which lists them with
+        # their bits so that a rollback or a recovery re-creates them before restoring the
+        # files that lived in them.
+        if pruned:
+            for candidate in pruned:
+                try:
+                    os.rmdir(_absolute(root, candidate.path))
+                except OSError:
+                    continue  # not empty (or gone): it stays as it is
+                removed.append(candidate)
+            parents = {os.path.dirname(_absolute(root, item.path)) for item in removed}
+            for parent in sorted(parents, key=lambda path: path.count(os.sep), reverse=True):
+                if os.path.isdir(parent):
+                    _fsync_dir(parent)
 
         # 6. The record.
         line = msgspec.json.encode(record) + b"\n"
@@ -755,7 +887,7 @@ def apply_plan(
             except OSError as truncate_error:  # pragma: no cover - reported below
                 _log(f"could not truncate the journal after a failed write: {truncate_error}")
         try:
-            _roll_back(root, steps, created, temps)
+            _roll_back(root, steps, created, temps, removed)
         except BaseException as restore_error:
             raise refuse(
                 "rollback-failed",
@@ -781,8 +913,11 @@ def apply_plan(
     except Exception as exc:
         _log(f"after the record of {record.id} was appended: {exc}")
     try:
+        # No fsync of `wal/` after the unlink, though §14.5 step 7 says "fsync `wal/`": the
+        # record is durable already, so an entry that a power loss resurrects carries an id
+        # the journal holds, and recovery step 3 (§14.6) just deletes it — nothing is rolled
+        # back. The fsync would only make that deletion happen sooner.
         os.unlink(wal_file)
-        _fsync_dir(wal_dir(root))
         at("wal-removed")
     except Exception as exc:
         _log(f"could not remove .mbank/wal/{record.id}.json ({exc}); the next write removes it.")
@@ -822,6 +957,7 @@ def _remove_stray_temps(directory: str) -> None:
 
 
 def _roll_back_entry(root: str, entry: WalEntry) -> None:
+    _recreate_dirs(root, entry.pruned)
     for op in reversed(entry.ops):
         absolute = _absolute(root, op.path)
         try:
@@ -1035,3 +1171,11 @@ def undo_facts(root: str, record_id: str | None) -> dict[str, Any]:
 def encode_preimage(content: bytes) -> str:
     """Base64 text of a pre-image, as a WAL entry carries it."""
     return base64.b64encode(content).decode("ascii")
+
+
+def created_dirs(root: str, record_id: str) -> tuple[str, ...]:
+    """The directories the journal record `record_id` says its write created (none if unknown)."""
+    for record in reversed(read_records(root)):
+        if record.id == record_id:
+            return record.dirs
+    return ()

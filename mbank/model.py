@@ -296,3 +296,6 @@ class JournalRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     from_: str | None = msgspec.field(default=None, name="from")
     to: str | None = None
     undo_of: str | None = msgspec.field(default=None, name="undoOf")
+    # mbank's addition to §14.2: the directories this write created, shallowest first
+    # (omitted when none), so that undo removes exactly those once they are empty again.
+    dirs: tuple[str, ...] = ()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +32,7 @@ from mbank.journal import (
     bank_lock,
     changed_on_disk,
     compact_intent,
+    created_dirs,
     ensure_journal_dir,
     fresh_journal_id,
     has_journal_dir,
@@ -345,6 +346,7 @@ def execute(
     fault: FaultHook | None = None,
     lock_timeout: float = LOCK_TIMEOUT,
     cwd: str | None = None,
+    prune_dirs: Callable[[PlanOutcome], Sequence[str]] | None = None,
 ) -> WriteOutcome:
     """Run one write through the pipeline of spec 03 §1.1 and return its common outcome.
 
@@ -352,6 +354,8 @@ def execute(
     apply); nothing is written then. `create_root` lets `bank_init` create a missing root
     once its write has passed every check; any other write to a missing root is refused
     (`root-missing`). `findings_for` defaults to the validation module's partial validation.
+    `prune_dirs(outcome)` names directories the apply removes when the plan leaves them
+    empty (undo), asked under the lock once the plan is checked.
     """
     root = bank.root
 
@@ -420,7 +424,15 @@ def execute(
             to=notes.to,
             undo_of=notes.undo_of,
         )
-        apply_plan(root, bank.real_root, plan, record, objects=objects, fault=fault)
+        record = apply_plan(
+            root,
+            bank.real_root,
+            plan,
+            record,
+            objects=objects,
+            fault=fault,
+            prune=prune_dirs(checked.outcome) if prune_dirs is not None else (),
+        )
     return _outcome(tool, checked, bank.refresh(), dry_run=False, record=record)
 
 
@@ -440,7 +452,14 @@ def run_undo(
     fault: FaultHook | None = None,
     lock_timeout: float = LOCK_TIMEOUT,
 ) -> dict[str, Any]:
-    """Undo the newest journal record (or `record_id`) as a journaled write; `UndoResult`."""
+    """Undo the newest journal record (or `record_id`) as a journaled write; `UndoResult`.
+
+    The directories the undone write created (its record's `dirs`) are removed with its
+    files once the undo leaves them empty, deepest first, so that undoing a create that
+    opened `epics/EP-001/` leaves no empty directory behind. A directory that was there before
+    the undone write stays, empty or not, and so does one that still has any entry (a file
+    someone added, a dot-file). Records written before mbank kept `dirs` prune nothing.
+    """
     from mbank.reducers.undo import gate_and_plan_undo, undo_result
 
     arguments: dict[str, Any] = {} if record_id is None else {"id": record_id}
@@ -457,5 +476,6 @@ def run_undo(
         findings_for=findings_for,
         fault=fault,
         lock_timeout=lock_timeout,
+        prune_dirs=lambda planned: created_dirs(bank.root, planned.result["undone"]),
     )
     return undo_result(outcome.result, outcome.common_fields())

@@ -59,6 +59,9 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "ops": 3,
     },
     "undo-of-a-promote": {"tool": "undo", "planner": "undo", "arguments": {}, "ops": 3},
+    # The undo removes the two directories the create opened once they are empty (after
+    # op 3): a crash from then on must bring them back with the files.
+    "undo-of-a-new-section": {"tool": "undo", "planner": "undo", "arguments": {}, "ops": 3},
 }
 
 PLANNERS = {
@@ -145,6 +148,19 @@ def prepare(root: Path, scenario: str) -> None:
         encoding="utf-8",
     )
     (root / "domain" / "README.md").chmod(0o640)
+    if scenario == "undo-of-a-new-section":
+        spec = SCENARIOS["create-in-new-section"]
+        execute(
+            Bank(root),
+            spec["tool"],
+            spec["arguments"],
+            plan_new_section,
+            dry_run=False,
+            clock=Clock(),
+            make_id=Ids("p"),
+            findings_for=stand_in_findings_for,
+        )
+        (root / "epics").chmod(0o750)
     if scenario == "undo-of-a-promote":
         spec = SCENARIOS["promote"]
         execute(
@@ -190,6 +206,8 @@ def references(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, 
         pre_journal = journal.read_records(str(root))
         pre_findings = stand_in_findings(Bank(root).refresh())
         run_uncrashed(root, scenario)
+        if scenario == "undo-of-a-new-section":
+            assert not (root / "epics").exists()  # the uncrashed undo pruned both directories
         found[scenario] = {
             "pre": pre,
             "pre_records": len(pre_journal),

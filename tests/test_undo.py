@@ -13,6 +13,7 @@ from planners import (
     no_findings,
     plan_create_registered,
     plan_move,
+    plan_new_section,
     small_bank,
     stand_in_findings_for,
     tree_bytes,
@@ -348,3 +349,116 @@ def test_cli_undo_refusal_goes_to_stderr_with_exit_code_1(session: Session, caps
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == "mbank: Nothing to undo: the journal is empty.\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Directories: undo removes the ones the undone write created, once they are empty again
+# --------------------------------------------------------------------------------------------
+
+
+def _open_section(session: Session, path: str = "epics/EP-01/charter.md") -> str:
+    outcome = execute(
+        session.bank,
+        "bank_create",
+        {"path": path},
+        plan_new_section,
+        dry_run=False,
+        findings_for=no_findings,
+        clock=session.clock,
+        make_id=session.ids,
+    )
+    assert outcome.journal_id is not None
+    return outcome.journal_id
+
+
+def test_a_record_names_the_directories_its_write_created(session: Session) -> None:
+    _open_section(session)
+    record = journal.read_records(str(session.root))[-1]
+    assert record.dirs == ("epics", "epics/EP-01")
+    assert journal.record_data(record)["dirs"] == ["epics", "epics/EP-01"]
+    session.create("domain/plain.md")
+    assert "dirs" not in journal.record_data(journal.read_records(str(session.root))[-1])
+
+
+def test_undo_of_a_write_that_opened_directories_removes_them(session: Session) -> None:
+    pre = tree_bytes(session.root)
+    _open_section(session)
+    session.undo()
+    assert tree_bytes(session.root) == pre
+    assert not (session.root / "epics").exists()
+
+
+def test_undo_keeps_a_directory_that_was_there_before_the_undone_write(session: Session) -> None:
+    (session.root / "epics").mkdir()
+    pre = tree_bytes(session.root)
+    _open_section(session)
+    assert journal.read_records(str(session.root))[-1].dirs == ("epics/EP-01",)
+    session.undo()
+    assert tree_bytes(session.root) == pre
+    assert (session.root / "epics").is_dir()
+
+
+def test_undo_keeps_a_created_directory_that_holds_something_else_now(session: Session) -> None:
+    _open_section(session)
+    (session.root / "epics" / "EP-01" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    session.undo()
+    assert sorted(p.name for p in (session.root / "epics").rglob("*")) == ["EP-01", "notes.txt"]
+
+
+def test_undo_of_that_undo_recreates_the_directories_and_names_them(session: Session) -> None:
+    _open_section(session)
+    after = tree_bytes(session.root)
+    session.undo()
+    session.undo()
+    assert tree_bytes(session.root) == after
+    assert journal.read_records(str(session.root))[-1].dirs == ("epics", "epics/EP-01")
+
+
+@pytest.mark.parametrize("point", ["op-3-dirsynced", "journal-partial"])
+def test_a_failure_after_the_directories_went_restores_them_with_the_files(
+    session: Session, point: str
+) -> None:
+    _open_section(session)
+    os.chmod(session.root / "epics", 0o750)
+    after = tree_bytes(session.root)
+
+    def inject(name: str) -> None:
+        if name == point:
+            raise RuntimeError(f"injected at {name}")
+
+    with pytest.raises(RefusalError) as caught:
+        run_undo(
+            session.bank,
+            clock=session.clock,
+            make_id=session.ids,
+            findings_for=no_findings,
+            fault=inject,
+        )
+    assert caught.value.refusal.rule == "apply-failed"
+    assert tree_bytes(session.root) == after  # the directories are back, with their bits
+    assert len(journal.read_records(str(session.root))) == 1
+
+
+def test_undo_of_an_epic_created_through_the_tool_leaves_no_empty_directory(
+    tmp_path: Path,
+) -> None:
+    from seeded_banks import Seeder
+
+    from mbank import write_tools
+
+    seeder = Seeder(tmp_path / "bank")
+    seeder.init()
+    pre = tree_bytes(seeder.root)
+    seeder.call(
+        write_tools.create,
+        {
+            "docKind": "epic",
+            "path": "epics/EP-001/charter.md",
+            "title": "Parser Epic",
+            "purpose": "The goal of the parser effort.",
+            "derivedFrom": ["../../product/context.md"],
+        },
+    )
+    assert (seeder.root / "epics" / "EP-001" / "charter.md").exists()
+    run_undo(seeder.bank, clock=seeder.clock, make_id=seeder.ids)
+    assert tree_bytes(seeder.root) == pre
