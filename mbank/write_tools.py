@@ -9,7 +9,7 @@ result dict (camelCase, in spec order) with the fields every write result has (s
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from mbank.gates.documents import GONE_FACT, INNER_ROOT_DIR_FACT
@@ -80,9 +80,32 @@ def gone_facts(bank: Bank, snapshot: Snapshot, paths: Iterable[str | None]) -> d
     return notes
 
 
-def _split_dry_run(arguments: Mapping[str, Any], dry_run: bool) -> tuple[dict[str, Any], bool]:
+ShapeResult = Callable[
+    [Mapping[str, Any], bool, Mapping[str, Any], tuple[str, ...]], dict[str, Any]
+]
+
+
+def _run_write(
+    bank: Bank,
+    tool: str,
+    arguments: Mapping[str, Any],
+    gate_and_plan: GateAndPlan,
+    gather: GatherFacts,
+    dry_run: bool,
+    engine: Mapping[str, Any],
+    **options: Any,
+) -> WriteOutcome:
+    """Run a write through the engine; a `dryRun` argument joins the `dry_run` flag."""
     args = dict(arguments)
-    return args, dry_run or bool(args.pop("dryRun", False))
+    dry = dry_run or bool(args.pop("dryRun", False))
+    return execute(
+        bank, tool, args, gate_and_plan, dry_run=dry, gather_facts=gather, **options, **engine
+    )
+
+
+def _shaped(outcome: WriteOutcome, shape: ShapeResult) -> dict[str, Any]:
+    """The tool's result from its reducer's `<tool>_result(result, applied, common, warnings)`."""
+    return shape(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
 
 
 # --------------------------------------------------------------------------------------------
@@ -120,10 +143,10 @@ def create(
     """`bank_create`: a governed document from its template, registered (`CreateResult`)."""
     from mbank.reducers.create import TOOL, create_result, gate_and_plan
 
-    args, dry = _split_dry_run(arguments, dry_run)
-    gather = create_facts(bank, args)
-    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine)
-    return create_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
+    outcome = _run_write(
+        bank, TOOL, arguments, gate_and_plan, create_facts(bank, arguments), dry_run, engine
+    )
+    return _shaped(outcome, create_result)
 
 
 def promote_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
@@ -151,25 +174,16 @@ def promote(
     """`bank_promote`: a note out of `_inbox/` as a governed, registered document."""
     from mbank.reducers.promote import TOOL, gate_and_plan, promote_result
 
-    args, dry = _split_dry_run(arguments, dry_run)
-    gather = promote_facts(bank, args)
-    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine)
-    return promote_result(
-        outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings
+    outcome = _run_write(
+        bank, TOOL, arguments, gate_and_plan, promote_facts(bank, arguments), dry_run, engine
     )
+    return _shaped(outcome, promote_result)
 
 
 def discard_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
-    """The outside facts of `bank_discard`: where a gone note went, the root-name directory."""
-
-    def gather(snapshot: Snapshot) -> dict[str, Any]:
-        path = bank_path_or_none(bank, snapshot, arguments.get("path"))
-        return {
-            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
-            GONE_FACT: gone_facts(bank, snapshot, [path]),
-        }
-
-    return gather
+    """The outside facts of `bank_discard`, as of every write to the one existing document its
+    `path` argument names (`document_facts`)."""
+    return document_facts(bank, arguments.get("path"))
 
 
 def discard(
@@ -178,12 +192,10 @@ def discard(
     """`bank_discard`: delete a note from `_inbox/`, the reason kept in the journal."""
     from mbank.reducers.discard import TOOL, discard_result, gate_and_plan
 
-    args, dry = _split_dry_run(arguments, dry_run)
-    gather = discard_facts(bank, args)
-    outcome = execute(bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine)
-    return discard_result(
-        outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings
+    outcome = _run_write(
+        bank, TOOL, arguments, gate_and_plan, discard_facts(bank, arguments), dry_run, engine
     )
+    return _shaped(outcome, discard_result)
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,21 +211,12 @@ def document_facts(bank: Bank, given: Any) -> GatherFacts:
     """
 
     def gather(snapshot: Snapshot) -> dict[str, Any]:
-        inner = os.path.join(bank.root, os.path.basename(bank.root))
-        facts: dict[str, Any] = {
-            INNER_ROOT_DIR_FACT: os.path.isdir(inner) and not os.path.islink(inner)
+        # a path the gate will refuse anyway has no "where did it go"
+        path = bank_path_or_none(bank, snapshot, given)
+        return {
+            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            GONE_FACT: gone_facts(bank, snapshot, [path]),
         }
-        if not isinstance(given, str):
-            return facts
-        try:
-            path = bank.relative(given, snapshot)
-        except RefusalError:
-            return facts  # the gate refuses the same path, at its place in the order
-        if path not in snapshot.docs:
-            note = where_did_it_go(bank.root, path)
-            if note:
-                facts[GONE_FACT] = {path: note}
-        return facts
 
     return gather
 
@@ -242,16 +245,8 @@ def _document_write(
     dry_run: bool,
     engine: dict[str, Any],
 ) -> WriteOutcome:
-    given, dry = _split_dry_run(arguments, dry_run)
-    return execute(
-        bank,
-        tool,
-        given,
-        gate_and_plan,
-        dry_run=dry,
-        gather_facts=document_facts(bank, given.get("path")),
-        **engine,
-    )
+    gather = document_facts(bank, arguments.get("path"))
+    return _run_write(bank, tool, arguments, gate_and_plan, gather, dry_run, engine)
 
 
 def edit(
@@ -369,18 +364,10 @@ def init(
     """
     from mbank.reducers.init import TOOL, gate_and_plan, init_result
 
-    args, dry = _split_dry_run(arguments, dry_run)
-    outcome = execute(
-        bank,
-        TOOL,
-        args,
-        gate_and_plan,
-        dry_run=dry,
-        gather_facts=init_facts(bank),
-        create_root=True,
-        **engine,
+    outcome = _run_write(
+        bank, TOOL, arguments, gate_and_plan, init_facts(bank), dry_run, engine, create_root=True
     )
-    return init_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
+    return _shaped(outcome, init_result)
 
 
 def materialize_facts(bank: Bank) -> GatherFacts:
@@ -412,14 +399,12 @@ def materialize_flows(
     from mbank.reducers.init import init_result
     from mbank.reducers.materialize_flows import POSTCHECK_HINT, TOOL, gate_and_plan
 
-    args, dry = _split_dry_run(arguments, dry_run)
-    gather = materialize_facts(bank)
     try:
-        outcome = execute(
-            bank, TOOL, args, gate_and_plan, dry_run=dry, gather_facts=gather, **engine
+        outcome = _run_write(
+            bank, TOOL, arguments, gate_and_plan, materialize_facts(bank), dry_run, engine
         )
     except RefusalError as exc:
         if exc.refusal.rule != "postcheck":
             raise
         raise refuse("postcheck", f"{exc.refusal.message}\n{POSTCHECK_HINT}") from None
-    return init_result(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)
+    return _shaped(outcome, init_result)
