@@ -13,9 +13,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from mbank.memo.capabilities import can_do
 from mbank.memo.decide import (
     ForgetIntent,
+    Intent,
     LinkIntent,
     RememberIntent,
     UpdateIntent,
@@ -44,6 +47,7 @@ from mbank.memo.model import (
     STATUSES,
     HistoryEntry,
     MemoError,
+    Node,
 )
 from mbank.memo.reducer import MemoState
 from mbank.memo.retrieval import related
@@ -57,7 +61,7 @@ from mbank.memo.spill import (
     spill_purpose,
     spill_title,
 )
-from mbank.memo.store import Finish, MemoStore
+from mbank.memo.store import Finish, Handler, MemoStore
 from mbank.memo.timestamps import iso_millis, iso_seconds
 from mbank.memo.views import node_view, stats
 
@@ -71,6 +75,25 @@ def _raise_if_error(result: list[AnyEvent] | MemoError) -> list[AnyEvent]:
     if isinstance(result, MemoError):
         raise result
     return result
+
+
+def _fingerprinted(intent: Intent) -> dict[str, Any]:
+    """A write's arguments as its idempotency fingerprint reads them (06 §12): the intent's
+    fields, sequences as lists."""
+    arguments: dict[str, Any] = msgspec.to_builtins(intent)
+    return arguments
+
+
+def _compared_fields(node: Node) -> dict[str, Any]:
+    """The fields of an item `do_update_item` compares before and after the change."""
+    return {
+        "status": node.status,
+        "priority": node.priority,
+        "title": node.title,
+        "body": node.body,
+        "tags": node.tags,
+        "boost": node.boost,
+    }
 
 
 def _q(value: Any) -> str:
@@ -144,6 +167,13 @@ class MemoTools:
     def spill_enabled(self) -> bool:
         """`do_spill` exists only with `--bank`."""
         return self.bank_root is not None and self.inbox_writer is not None
+
+    def _mutate(
+        self, tool: str, key: str, arguments: dict[str, Any], handler: Handler
+    ) -> dict[str, Any]:
+        """A keyed write through the store: its envelope, or the replayed one (06 §12)."""
+        result: dict[str, Any] = self.store.mutate(tool, key, arguments, handler)
+        return result
 
     def _view(self, state: MemoState, node_id: str, now: float) -> dict[str, Any]:
         return node_view(state, state.nodes[node_id], now, self.config.half_life_h)
@@ -319,16 +349,6 @@ class MemoTools:
     ) -> dict[str, Any]:
         """Store one item; forget cold closed items, evict at capacity, autolink."""
         check_key(idempotency_key)
-        arguments = {
-            "title": title,
-            "kind": kind,
-            "body": body,
-            "tags": list(tags) if tags is not None else None,
-            "priority": priority,
-            "status": status,
-            "session": session,
-            "related_to": list(related_to) if related_to is not None else None,
-        }
         intent = RememberIntent(
             title=title,
             kind=kind,
@@ -339,6 +359,7 @@ class MemoTools:
             session=session,
             related_to=tuple(related_to) if related_to is not None else None,
         )
+        arguments = _fingerprinted(intent)
         config = self.config
 
         def handler(
@@ -399,10 +420,7 @@ class MemoTools:
 
             return events, finish
 
-        result: dict[str, Any] = self.store.mutate(
-            "do_remember", idempotency_key, arguments, handler
-        )
-        return result
+        return self._mutate("do_remember", idempotency_key, arguments, handler)
 
     def do_update_item(
         self,
@@ -419,17 +437,6 @@ class MemoTools:
     ) -> dict[str, Any]:
         """Change fields of one item, all or nothing; every call touches it."""
         check_key(idempotency_key)
-        arguments = {
-            "node_id": node_id,
-            "status": status,
-            "priority": priority,
-            "title": title,
-            "body": body,
-            "add_tags": list(add_tags) if add_tags is not None else None,
-            "remove_tags": list(remove_tags) if remove_tags is not None else None,
-            "note": note,
-            "bump": bump,
-        }
         intent = UpdateIntent(
             node_id=node_id,
             status=status,
@@ -441,32 +448,19 @@ class MemoTools:
             note=note,
             bump=bump,
         )
+        arguments = _fingerprinted(intent)
 
         def handler(
             state: MemoState, now: float, mint: Callable[[str], str]
         ) -> tuple[list[AnyEvent], Finish]:
             events = _raise_if_error(decide(state, intent, now, "", self.config))
             node = state.nodes[node_id]
-            before = {
-                "status": node.status,
-                "priority": node.priority,
-                "title": node.title,
-                "body": node.body,
-                "tags": node.tags,
-                "boost": node.boost,
-            }
+            before = _compared_fields(node)
             noted = any(getattr(e, "note", None) for e in events)
 
             def finish() -> dict[str, Any]:
                 after = state.nodes[node_id]
-                now_values = {
-                    "status": after.status,
-                    "priority": after.priority,
-                    "title": after.title,
-                    "body": after.body,
-                    "tags": after.tags,
-                    "boost": after.boost,
-                }
+                now_values = _compared_fields(after)
                 changed = [f for f in before if before[f] != now_values[f]]
                 if noted:
                     changed.append("note")
@@ -491,10 +485,7 @@ class MemoTools:
 
             return events, finish
 
-        result: dict[str, Any] = self.store.mutate(
-            "do_update_item", idempotency_key, arguments, handler
-        )
-        return result
+        return self._mutate("do_update_item", idempotency_key, arguments, handler)
 
     def do_link(
         self,
@@ -507,14 +498,8 @@ class MemoTools:
     ) -> dict[str, Any]:
         """Create (or replace) one explicit edge, or remove exactly that triple."""
         check_key(idempotency_key)
-        arguments = {
-            "src": src,
-            "dst": dst,
-            "kind": kind,
-            "weight": float(weight),
-            "remove": remove,
-        }
         intent = LinkIntent(src=src, dst=dst, kind=kind, weight=float(weight), remove=remove)
+        arguments = _fingerprinted(intent)
 
         def handler(
             state: MemoState, now: float, mint: Callable[[str], str]
@@ -570,14 +555,13 @@ class MemoTools:
 
             return events, finish
 
-        result: dict[str, Any] = self.store.mutate("do_link", idempotency_key, arguments, handler)
-        return result
+        return self._mutate("do_link", idempotency_key, arguments, handler)
 
     def do_forget(self, node_id: str, idempotency_key: str) -> dict[str, Any]:
         """Hard-delete one item and its edges; refused while it blocks open work."""
         check_key(idempotency_key)
-        arguments = {"node_id": node_id}
         intent = ForgetIntent(node_id=node_id)
+        arguments = _fingerprinted(intent)
 
         def handler(
             state: MemoState, now: float, mint: Callable[[str], str]
@@ -603,8 +587,7 @@ class MemoTools:
 
             return events, finish
 
-        result: dict[str, Any] = self.store.mutate("do_forget", idempotency_key, arguments, handler)
-        return result
+        return self._mutate("do_forget", idempotency_key, arguments, handler)
 
     def do_spill(
         self,
@@ -669,8 +652,7 @@ class MemoTools:
 
             return [], finish
 
-        result: dict[str, Any] = self.store.mutate("do_spill", idempotency_key, arguments, handler)
-        return result
+        return self._mutate("do_spill", idempotency_key, arguments, handler)
 
 
 def _update_hint(
