@@ -21,10 +21,9 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import msgspec
 
+from mbank.gates.paths import path_fact
 from mbank.model import Intent
 from mbank.paths import refuse
 from mbank.snapshot import Snapshot
@@ -53,12 +52,7 @@ class SeedTarget(msgspec.Struct, frozen=True):
 
 def seed_target(intent: Intent, path: str) -> SeedTarget:
     """The shell's fact for a seed path, or the snapshot's default (free, inside the bank)."""
-    facts = intent.facts.get(SEED_TARGETS_FACT)
-    if isinstance(facts, Mapping):
-        fact = facts.get(path)
-        if isinstance(fact, SeedTarget):
-            return fact
-    return SeedTarget()
+    return path_fact(intent, SEED_TARGETS_FACT, path, SeedTarget)
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,12 +11,15 @@ taken to be free and inside the bank (the snapshot's own view).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeVar
 
 import msgspec
 
 from mbank.model import Intent
 from mbank.paths import check_write_target, refuse
 from mbank.snapshot import Snapshot
+
+FactT = TypeVar("FactT", bound=msgspec.Struct)
 
 # intent.facts key (filled by the tool's shell): {bank path: PathOnDisk}
 ON_DISK_FACT = "onDisk"
@@ -34,14 +37,20 @@ class PathOnDisk(msgspec.Struct, frozen=True):
     escapes: bool = False
 
 
-def on_disk(intent: Intent, path: str) -> PathOnDisk:
-    """The shell's fact for a bank path, or the snapshot's default (free, inside the bank)."""
-    facts = intent.facts.get(ON_DISK_FACT)
+def path_fact(intent: Intent, key: str, path: str, kind: type[FactT]) -> FactT:
+    """The shell's `kind` fact for a bank path in `intent.facts[key]`, else `kind()`: the
+    snapshot's default (free, inside the bank)."""
+    facts = intent.facts.get(key)
     if isinstance(facts, Mapping):
         fact = facts.get(path)
-        if isinstance(fact, PathOnDisk):
+        if isinstance(fact, kind):
             return fact
-    return PathOnDisk()
+    return kind()
+
+
+def on_disk(intent: Intent, path: str) -> PathOnDisk:
+    """The shell's fact for a bank path, or the snapshot's default (free, inside the bank)."""
+    return path_fact(intent, ON_DISK_FACT, path, PathOnDisk)
 
 
 def refuse_symlink_escape(intent: Intent, path: str) -> None:
