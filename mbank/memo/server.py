@@ -10,7 +10,6 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -20,6 +19,7 @@ from mcp.types import Tool as MCPTool
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from mbank.journal import mbank_version
 from mbank.memo.embedder import Embedder, HashingEmbedder, SentenceTransformerEmbedder
 from mbank.memo.model import (
     DEFAULT_AUTOLINK_MAX,
@@ -43,6 +43,7 @@ from mbank.memo.model import (
 from mbank.memo.spill import InboxWriter, bank_inbox_writer
 from mbank.memo.store import MemoStore
 from mbank.memo.tools import MemoTools
+from mbank.surface import OBJECT_SCHEMA, compact_schema
 
 SERVER_NAME = "mbank-memo"
 INSTRUCTIONS = (
@@ -82,54 +83,6 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 DESTRUCTIVE = ToolAnnotations(destructive_hint=True)
 
 
-def mbank_version() -> str:
-    """The installed distribution's version, `0.0.0` when not installed."""
-    try:
-        return version("mbank")
-    except PackageNotFoundError:  # pragma: no cover - always installed in practice
-        return "0.0.0"
-
-
-def _compact(schema: Any, *, in_properties: bool = False) -> Any:
-    """Drop `title` keywords and `default: null`, collapse `anyOf [X, null]` (04 §1.2)."""
-    if isinstance(schema, list):
-        return [_compact(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if in_properties:
-        return {name: _compact(sub) for name, sub in schema.items()}
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if key == "default" and value is None:
-            continue
-        out[key] = _compact(value, in_properties=key == "properties")
-    variants = out.get("anyOf")
-    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
-        other = next(v for v in variants if v != {"type": "null"})
-        del out["anyOf"]
-        out = {**other, **out}
-    return out
-
-
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    defs = schema.pop("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                return walk(defs[ref.split("/")[-1]])
-            return {k: walk(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    result: dict[str, Any] = walk(schema)
-    return result
-
-
 class MemoServer(MCPServer[Any]):
     """`MCPServer` publishing compact input schemas and `{"type": "object"}` output schemas."""
 
@@ -139,8 +92,8 @@ class MemoServer(MCPServer[Any]):
         return [
             tool.model_copy(
                 update={
-                    "input_schema": _compact(_inline_refs(dict(tool.input_schema))),
-                    "output_schema": {"type": "object"},
+                    "input_schema": compact_schema(tool.input_schema),
+                    "output_schema": OBJECT_SCHEMA,
                 }
             )
             for tool in tools
