@@ -819,14 +819,21 @@ def markdown_table(
         for row in metric.rows:
             cells = [cell(r[row.key], row) for r in results]
             lines.append(f"| {row.label} | " + " | ".join(cells) + " |")
-    notes: dict[str, str] = {}
-    for result in results:
-        for key, stat in result.items():
-            if stat.status != "ok" and stat.note:
-                notes.setdefault(f"{key}: {stat.status} ({stat.note})", "")
+    # one note per metric function and reason, naming the banks, rather than one per row
+    notes: dict[tuple[str, str, str], list[str]] = {}
+    for metric in selected(only):
+        keys = tuple(row.key for row in metric.rows)
+        for target, result in zip(targets, results, strict=True):
+            for key in keys:
+                stat = result[key]
+                if stat.status != "ok" and stat.note:
+                    where = notes.setdefault((metric.func.__name__, stat.status, stat.note), [])
+                    if target.label not in where:
+                        where.append(target.label)
     if notes:
         lines.append("")
-        lines.extend(f"- {note}" for note in notes)
+        for (name, status, note), banks in notes.items():
+            lines.append(f"- `{name}`: {status} on {', '.join(banks)} — {note}")
     return "\n".join(lines)
 
 
@@ -877,8 +884,11 @@ def write_results(
     targets: Sequence[Target],
     results: Sequence[dict[str, Stat]],
     json_out: Path | None,
+    env: dict[str, object] | None = None,
 ) -> list[Path]:
-    env = environment()
+    """One JSON file per bank; `env` is the environment taken when the run started (the
+    commit the measured code came from, when others commit while it runs)."""
+    env = env if env is not None else environment()
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     written: list[Path] = []
     single_file = json_out is not None and json_out.suffix == ".json" and len(targets) == 1
@@ -965,9 +975,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             targets.append(describe(root.name, root.resolve(), "corpus", None, None))
 
+    env = environment()  # before measuring: the commit whose code this process imports
     results = [measure(target, args.seed, args.repeat, only) for target in targets]
     print(markdown_table(targets, results, only))
-    for path in write_results(targets, results, args.json):
+    for path in write_results(targets, results, args.json, env):
         log(f"wrote {path}")
     return 0
 
