@@ -116,6 +116,19 @@ def document_text(snapshot: Snapshot, path: str) -> str:
     return as_lf(snapshot.raw[path])
 
 
+def replace_if_changed(
+    snapshot: Snapshot, path: str, text: str
+) -> tuple[tuple[ReplaceFile, ...], int, int]:
+    """The op replacing a document's text with `text` (none when it is the same text: a
+    no-op, §1.8), and the file's size in bytes before and after."""
+    before = len(snapshot.raw[path].encode("utf-8"))
+    if text == document_text(snapshot, path):
+        return (), before, before
+    op = replace_document(snapshot, path, text)
+    assert op.content is not None
+    return (op,), before, len(op.content)
+
+
 # --------------------------------------------------------------------------------------------
 # The virtual apply (spec 03 §1.5)
 # --------------------------------------------------------------------------------------------

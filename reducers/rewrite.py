@@ -18,10 +18,10 @@ from typing import Any
 
 from mbank.gates.content import content_from
 from mbank.gates.documents import document_to_write
-from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
+from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scan_body, split_frontmatter
 from mbank.paths import refuse
-from mbank.plan import as_lf, document_text, replace_document
+from mbank.plan import as_lf, document_text, replace_if_changed
 from mbank.reducers.report import closing, headline
 from mbank.snapshot import Snapshot
 
@@ -83,14 +83,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     body = new_body(split.body, supplied, split.has_frontmatter)
     new_text = split.head + body
     warnings = heading_warnings(body, doc.title)
-    bytes_before = len(snapshot.raw[doc.path].encode("utf-8"))
-    ops: tuple[AnyFileOp, ...] = ()
-    bytes_after = bytes_before
-    if new_text != text:
-        op = replace_document(snapshot, doc.path, new_text)
-        assert op.content is not None
-        ops = (op,)
-        bytes_after = len(op.content)
+    ops, bytes_before, bytes_after = replace_if_changed(snapshot, doc.path, new_text)
     shown = _without_leading_blank_lines(body.removeprefix(BOM)).rstrip("\n")
     result: dict[str, Any] = {
         "path": doc.path,

@@ -23,10 +23,10 @@ from typing import Any
 
 from mbank.gates.content import content_from
 from mbank.gates.documents import document_to_write
-from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
+from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import split_frontmatter
 from mbank.paths import refuse
-from mbank.plan import as_lf, document_text, replace_document
+from mbank.plan import as_lf, document_text, replace_if_changed
 from mbank.reducers.report import closing, headline
 from mbank.sections import match_section
 from mbank.snapshot import Snapshot
@@ -86,14 +86,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
         split.body, heading, end, section.title, as_lf(supplied), str(mode)
     )
     new_text = split.head + body
-    bytes_before = len(snapshot.raw[doc.path].encode("utf-8"))
-    ops: tuple[AnyFileOp, ...] = ()
-    bytes_after = bytes_before
-    if new_text != text:
-        op = replace_document(snapshot, doc.path, new_text)
-        assert op.content is not None
-        ops = (op,)
-        bytes_after = len(op.content)
+    ops, bytes_before, bytes_after = replace_if_changed(snapshot, doc.path, new_text)
     result: dict[str, Any] = {
         "path": doc.path,
         "section": section.title,
