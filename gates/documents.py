@@ -10,11 +10,10 @@ when some document lies in it (the same rule reads use without the disk).
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Mapping
 
-from mbank.model import Doc, Intent, RefusalError
-from mbank.paths import normalise_caller_path, refuse
+from mbank.model import Doc, Intent
+from mbank.paths import inner_root_dir_guess, normalise_caller_path, not_a_document, refuse
 from mbank.snapshot import Snapshot
 
 # intent.facts keys (filled by the tool's shell)
@@ -27,8 +26,7 @@ def inner_root_dir_exists(snapshot: Snapshot, intent: Intent) -> bool:
     fact = intent.facts.get(INNER_ROOT_DIR_FACT)
     if isinstance(fact, bool):
         return fact
-    prefix = posixpath.basename(snapshot.root.rstrip("/")) + "/"
-    return any(path.startswith(prefix) for path in snapshot.docs)
+    return inner_root_dir_guess(snapshot.root, snapshot.docs)
 
 
 def bank_path(snapshot: Snapshot, intent: Intent, given: str) -> str:
@@ -47,14 +45,6 @@ def gone_note(intent: Intent, path: str) -> str | None:
         if isinstance(note, str) and note:
             return note
     return None
-
-
-def not_a_document(given: str, note: str | None = None) -> RefusalError:
-    """`Not a document of this bank: <path as given>`, plus the journal's note (§2.2, §14.9)."""
-    message = f"Not a document of this bank: {given}"
-    if note:
-        message = f"{message}. {note}"
-    return refuse("not-a-document", message)
 
 
 def require_document(snapshot: Snapshot, intent: Intent, given: str, path: str) -> Doc:

@@ -7,7 +7,7 @@ root, where does a path really lead) are passed in by the shell; nothing here st
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from mbank.model import Refusal, RefusalError
 
@@ -80,6 +80,22 @@ def normalise_caller_path(
     ):
         path = path[len(root_name) + 1 :]
     return path
+
+
+def inner_root_dir_guess(root: str, paths: Iterable[str]) -> bool:
+    """Whether `<root>/<root name>/` is taken to be a directory when the disk is not asked:
+    some bank path lies in it (the root-name prefix rule, §2.2 step 8)."""
+    prefix = posixpath.basename(root.rstrip("/")) + "/"
+    return any(path.startswith(prefix) for path in paths)
+
+
+def not_a_document(given: str, note: str | None = None) -> RefusalError:
+    """`Not a document of this bank: <path as given>`, plus the journal's note when there is
+    one (spec 02 §5, 03 §2.2, §14.9)."""
+    message = f"Not a document of this bank: {given}"
+    if note:
+        message = f"{message}. {note}"
+    return refuse("not-a-document", message)
 
 
 def check_write_target(path: str, *, must_be_md: bool) -> None:

@@ -8,13 +8,12 @@ path that is no longer a document, spec 03 §14.9).
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from mbank.model import Doc, RefusalError
 from mbank.parse import json_data, split_frontmatter
-from mbank.paths import normalise_caller_path, refuse
+from mbank.paths import inner_root_dir_guess, normalise_caller_path, not_a_document, refuse
 from mbank.sections import match_section, section_text
 from mbank.snapshot import Snapshot
 
@@ -34,9 +33,7 @@ def snapshot_relative(snapshot: Snapshot) -> Relative:
     directory; without the disk, a directory is taken to exist when some document lies in it.
     The shell passes `Bank.relative` instead, which asks the disk.
     """
-    root_name = posixpath.basename(snapshot.root.rstrip("/"))
-    prefix = root_name + "/"
-    inner = any(path.startswith(prefix) for path in snapshot.docs)
+    inner = inner_root_dir_guess(snapshot.root, snapshot.docs)
 
     def relative(given: str) -> str:
         return normalise_caller_path(
@@ -44,20 +41,6 @@ def snapshot_relative(snapshot: Snapshot) -> Relative:
         )
 
     return relative
-
-
-def not_a_document(given: str, path: str, note: NoteLookup | None) -> RefusalError:
-    """The `Not a document of this bank` refusal, with the journal's explanation appended.
-
-    `note(path)` returns the explanation sentence(s) for the bank path — e.g.
-    `It was promoted to adr/x.md on 2026-09-14 (journal <id>).` — or None; it is joined to
-    the first sentence with `". "`, giving the exact texts of spec 03 §14.9.
-    """
-    message = f"Not a document of this bank: {given}"
-    extra = note(path) if note is not None else None
-    if extra:
-        message = f"{message}. {extra}"
-    return refuse("not-a-document", message)
 
 
 def document_of(
@@ -72,7 +55,9 @@ def document_of(
     path = normalise(given)
     doc = snapshot.docs.get(path)
     if doc is None:
-        raise not_a_document(given, path, not_a_document_note)
+        raise not_a_document(
+            given, not_a_document_note(path) if not_a_document_note is not None else None
+        )
     return doc
 
 
