@@ -189,19 +189,18 @@ class Bank:
     def relative(self, given: str, snapshot: Snapshot | None = None) -> str:
         """Normalise a caller's path to a bank path, or raise a path refusal (spec 01 §2.2)."""
         current = snapshot if snapshot is not None else self.snapshot
-        root_name = os.path.basename(self.root)
-
-        def inner_root_dir_exists() -> bool:
-            inner = os.path.join(self.root, root_name)
-            return os.path.isdir(inner) and not os.path.islink(inner)
-
         return normalise_caller_path(
             given,
             self.root,
             self.real_root,
             lambda path: path in current.docs,
-            inner_root_dir_exists,
+            self.has_inner_root_dir,
         )
+
+    def has_inner_root_dir(self) -> bool:
+        """Whether `<root>/<root name>/` is a real directory (spec 01 §2.2 step 8)."""
+        inner = os.path.join(self.root, os.path.basename(self.root))
+        return os.path.isdir(inner) and not os.path.islink(inner)
 
 
 def build_snapshot(root: str, real_root: str, cached: dict[str, Any], generation: int) -> Snapshot:

@@ -47,12 +47,6 @@ def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
     return PathOnDisk(exists=exists, escapes=escapes)
 
 
-def inner_root_dir(bank: Bank) -> bool:
-    """Whether `<root>/<root name>/` is a real directory (spec 01 §2.2 step 8)."""
-    inner = os.path.join(bank.root, os.path.basename(bank.root))
-    return os.path.isdir(inner) and not os.path.islink(inner)
-
-
 def bank_path_or_none(bank: Bank, snapshot: Snapshot, given: Any) -> str | None:
     """The bank path a caller's path names, or None when the gate will refuse it anyway."""
     if not isinstance(given, str):
@@ -129,7 +123,7 @@ def create_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
             section = section_for(target)
             paths = [target, f"{section.dir}/README.md" if section is not None else None]
         return {
-            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            INNER_ROOT_DIR_FACT: bank.has_inner_root_dir(),
             TEMPLATES_FACT: shipped_templates(),
             ON_DISK_FACT: on_disk_facts(bank, paths),
         }
@@ -159,7 +153,7 @@ def promote_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
         source = bank_path_or_none(bank, snapshot, arguments.get("path"))
         destination = bank_path_or_none(bank, snapshot, arguments.get("to"))
         return {
-            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            INNER_ROOT_DIR_FACT: bank.has_inner_root_dir(),
             TEMPLATES_FACT: shipped_templates(),
             GONE_FACT: gone_facts(bank, snapshot, [source]),
             ON_DISK_FACT: on_disk_facts(bank, [destination]),
@@ -214,7 +208,7 @@ def document_facts(bank: Bank, given: Any) -> GatherFacts:
         # a path the gate will refuse anyway has no "where did it go"
         path = bank_path_or_none(bank, snapshot, given)
         return {
-            INNER_ROOT_DIR_FACT: inner_root_dir(bank),
+            INNER_ROOT_DIR_FACT: bank.has_inner_root_dir(),
             GONE_FACT: gone_facts(bank, snapshot, [path]),
         }
 
