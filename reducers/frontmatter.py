@@ -104,11 +104,7 @@ def double_quoted(text: str) -> str:
 
 def yaml_string(text: str) -> str:
     """A string value: plain when plain-safe, else single-quoted, else double-quoted (§3)."""
-    if plain_safe(text):
-        return text
-    if _all_raw_safe(text):
-        return "'" + text.replace("'", "''") + "'"
-    return double_quoted(text)
+    return text if plain_safe(text) else _quoted(text)
 
 
 def yaml_key(key: str) -> str:
@@ -117,9 +113,14 @@ def yaml_key(key: str) -> str:
         loaded = load_yaml(f"{key}: x")
         if loaded.data is not None and list(loaded.data) == [key]:
             return key
-    if _all_raw_safe(key):
-        return "'" + key.replace("'", "''") + "'"
-    return double_quoted(key)
+    return _quoted(key)
+
+
+def _quoted(text: str) -> str:
+    """Single-quoted (`'` doubled) when every character may stand raw, else double-quoted."""
+    if _all_raw_safe(text):
+        return "'" + text.replace("'", "''") + "'"
+    return double_quoted(text)
 
 
 def yaml_scalar(value: Any) -> str:
