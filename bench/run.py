@@ -112,6 +112,10 @@ def walk_markdown(root: str) -> Iterator[str]:
 
 
 def describe(label: str, root: Path, kind: str, size: int | None, seed: int | None) -> Target:
+    """The bank at `root`, counted; the root is made absolute because some metrics hand it
+    to processes started in another directory (`mbank surface-cost` runs in a temporary one,
+    where a relative root would name no bank and measure the seed surface instead)."""
+    root = root.resolve()
     paths = list(walk_markdown(str(root)))
     total = sum(os.stat(p).st_size for p in paths)
     git = (root / ".git").exists()
