@@ -50,6 +50,9 @@ from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from mbank import catalogue, contract
+from mbank.catalogue import SECTION_PLACEHOLDER, KnownSection
+
 GENERATOR_VERSION = 1
 DEFAULT_SEED = 20260914
 STANDARD_SIZES = (368, 2000, 10000)
@@ -116,193 +119,30 @@ LAYER_TABLE = (
     ("_inbox", "inbox", "0.2"),
 )
 
-# The built-in layer map of 01 §8.1, used to report the layer mix.
-BUILTIN_LAYERS = {
-    "dna": "dna",
-    "product": "knowledge",
-    "domain": "knowledge",
-    "engineering": "knowledge",
-    "ops": "knowledge",
-    "system": "knowledge",
-    "services": "knowledge",
-    "research": "knowledge",
-    "strategies": "knowledge",
-    "adr": "decision",
-    "use-cases": "decision",
-    "use_cases": "decision",
-    "prd": "decision",
-    "features": "delivery",
-    "epics": "delivery",
-    "tasks": "delivery",
-    "flows": "flow",
-    "processes": "flow",
-    "prompts": "flow",
-    "_inbox": "inbox",
-}
-
 
 def layer_of(path: str) -> str:
-    """The built-in layer of a bank path (01 §8.1)."""
-    if "/" not in path:
-        return "other"
-    return BUILTIN_LAYERS.get(path.split("/", 1)[0], "other")
+    """The built-in layer of a bank path (01 §8.1), used to report the layer mix."""
+    return contract.layer_of(path, contract.EMPTY_LAYERS)
 
 
-@dataclass(frozen=True)
-class SectionInfo:
-    dir: str
-    doc_kind: str
-    title: str
-    purpose: str
-    route: str
-
-
-# 05 §5, in root-index order, plus `tasks` (a built-in delivery directory the starter has no
-# section for; the generator gives it an index so that its documents can be registered).
+# 05 §5, in root-index order (mbank's own table), plus `tasks` (a built-in delivery directory
+# the starter has no section for; the generator gives it an index so that its documents can
+# be registered).
 SECTIONS = (
-    SectionInfo(
-        "product",
-        "product",
-        "Product Documentation Index",
-        "Navigation for product documents: why the project exists, whom it serves and how "
-        "success is judged.",
-        "Read when you need the problem, the users, the constraints or the goals.",
-    ),
-    SectionInfo(
-        "domain",
-        "domain",
-        "Domain Documentation Index",
-        "Navigation for the domain model: the entities, rules and terms of the problem space.",
-        "Read when you need a business rule, a domain term or how entities relate.",
-    ),
-    SectionInfo(
-        "engineering",
-        "engineering",
-        "Engineering Documentation Index",
-        "Navigation for engineering documents: architecture, conventions, testing and tooling.",
-        "Read when you need how the system is built, tested or extended.",
-    ),
-    SectionInfo(
-        "ops",
-        "ops",
-        "Operations Documentation Index",
-        "Navigation for operations: deployment, environments, monitoring and recovery.",
-        "Read when you need to deploy, configure, observe or recover the system.",
-    ),
-    SectionInfo(
-        "adr",
-        "adr",
-        "Decision Records Index",
-        "Navigation for architecture decision records, one record per decision.",
-        "Read when you need why something was decided and which options lost.",
-    ),
-    SectionInfo(
-        "use-cases",
-        "use_case",
-        "Use Cases Index",
-        "Navigation for use cases: actors, flows and the rules they exercise.",
-        "Read when you need what a user does and what the system must answer.",
-    ),
-    SectionInfo(
-        "features",
-        "feature",
-        "Feature Registry",
-        "Registry of feature packages and their delivery status.",
-        "Read when you need a feature's brief, design or plan, or what is in flight.",
-    ),
-    SectionInfo(
-        "epics",
-        "epic",
-        "Epic Registry",
-        "Registry of epics: efforts spanning several features, each with a charter, roadmap "
-        "and risks.",
-        "Read when you need the goal, sequencing or risks of a larger effort.",
-    ),
-    SectionInfo(
-        "prd",
-        "prd",
-        "PRD Registry",
-        "Registry of product requirement documents.",
-        "Read when you need the requirements a product increment must meet.",
-    ),
-    SectionInfo(
-        "processes",
-        "process",
-        "Process Registry",
-        "Registry of team processes: cards, handoffs and lifecycle protocols.",
-        "Read when you need how the team works: handoffs, routines, protocols.",
-    ),
-    SectionInfo(
-        "prompts",
-        "prompt",
-        "Prompt Registry",
-        "Registry of maintained prompts with their variables and model notes.",
-        "Read when you need a maintained prompt instead of writing a new one.",
-    ),
-    SectionInfo(
+    *catalogue.SECTIONS,
+    KnownSection(
         "tasks",
         "feature",
         "Task Registry",
         "Registry of small delivery tasks that did not need a feature package.",
         "Read when you need the scope or state of a small change.",
+        False,
     ),
 )
-SEEDED_SECTIONS = (
-    "product",
-    "domain",
-    "engineering",
-    "ops",
-    "adr",
-    "use-cases",
-    "features",
-    "processes",
-)
-PLACEHOLDER = "Empty. A first document of this kind is registered here."
-
-# The files `init` copies from the package's starter/ (05 §1).
-STARTER_FILES = (
-    "dna/README.md",
-    "dna/principles.md",
-    "dna/governance.md",
-    "dna/frontmatter.md",
-    "dna/lifecycle.md",
-    "dna/cross-references.md",
-    "dna/glossary.md",
-    "dna/changelog.md",
-    "product/context.md",
-    "engineering/testing-policy.md",
-    "flows/README.md",
-    "flows/feature-flow.md",
-    "flows/epic-flow.md",
-    "flows/workflows.md",
-)
-# The 24 template files of 05 §7.2, as addressed inside flows/templates/.
-TEMPLATE_FILES = (
-    "README.md",
-    "adr/ADR-ID.md",
-    "epic/README.md",
-    "epic/charter.md",
-    "epic/roadmap.md",
-    "epic/decision-log.md",
-    "epic/subissues.md",
-    "epic/risks.md",
-    "feature/README.md",
-    "feature/brief.md",
-    "feature/design.md",
-    "feature/implementation-plan.md",
-    "feature/short.md",
-    "feature/large.md",
-    "feature/support/runtime-surfaces.md",
-    "feature/support/ui-reference.md",
-    "feature/support/use-cases.md",
-    "prd/PRD-ID.md",
-    "process/README.md",
-    "process/process-card.md",
-    "process/session-handoff.md",
-    "process/lifecycle-protocol.md",
-    "prompt/PROMPT-ID.md",
-    "use-case/UC-XXX.md",
-)
+# The files `init` copies from the package's starter/ (05 §1), and the 24 template files of
+# 05 §7.2 as addressed inside flows/templates/.
+STARTER_FILES = catalogue.STARTER_PATHS
+TEMPLATE_FILES = catalogue.TEMPLATE_PATHS
 PROJECT_NAME = "ledgerline"
 
 # --------------------------------------------------------------------------------------------
@@ -414,8 +254,9 @@ def fingerprint() -> str:
     """A digest of everything the output depends on besides the arguments: this generator's
     source and the starter and template files it would copy (so a cached bank goes stale)."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    catalogue = REPO_ROOT / "mbank" / "catalogue.py"
-    digest.update(catalogue.read_bytes() if catalogue.is_file() else b"-")
+    for module in ("catalogue.py", "contract.py"):
+        source = REPO_ROOT / "mbank" / module
+        digest.update(source.read_bytes() if source.is_file() else b"-")
     for root, names in ((_starter_dir(), STARTER_FILES), (_templates_dir(), TEMPLATE_FILES)):
         for name in names:
             path = root / name
@@ -868,35 +709,8 @@ def builtin_governance() -> dict[str, str]:
 
 def templates_pointer() -> str:
     """The generated `flows/templates/README.md` of a bank whose templates are not copied:
-    mbank's own (`mbank.catalogue`) when it exists, else `builtin_pointer()`."""
-    try:
-        catalogue = importlib.import_module("mbank.catalogue")
-    except ImportError:
-        return builtin_pointer()
-    return str(catalogue.templates_pointer())
-
-
-def builtin_pointer() -> str:
-    """A templates pointer in the shape of 05 §6.3 (fallback while mbank has none)."""
-    return _governed(
-        "Document Templates",
-        "governance",
-        "index",
-        "Read this when you need where the document templates live and how to bring them into "
-        "the bank.",
-        ["../../dna/governance.md"],
-        None,
-        "active",
-        "# Document Templates\n\n"
-        "The templates ship with mbank and are not copied here; `bank_create` instantiates "
-        "them as though they were.\n\n"
-        "## Flows That Use Them\n\n"
-        "- [Feature Flow](../feature-flow.md) — feature packages.\n"
-        "- [Epic Flow](../epic-flow.md) — epics.\n"
-        "- [Workflows](../workflows.md) — choosing a workflow.\n\n"
-        "## Taking Ownership\n\n"
-        "Run `mbank materialize-flows` to copy the templates into the bank.\n",
-    )
+    mbank's own (05 §6.3)."""
+    return catalogue.templates_pointer()
 
 
 # (file, wrapper doc_kind, target path, canonical key, instantiated doc_function, sections)
@@ -2091,9 +1905,9 @@ def registry_line(index_path: str, doc: Planned) -> str:
     return f"- [`{doc.effective_title}`]({_rel(index_path, doc.path)}) — {purpose}"
 
 
-def section_index(section: SectionInfo, entries: Sequence[str], body_extra: str = "") -> str:
+def section_index(section: KnownSection, entries: Sequence[str], body_extra: str = "") -> str:
     """A section index in the format of 05 §6.1 (a features registry passes its table)."""
-    registry = body_extra or ("\n".join(entries) if entries else PLACEHOLDER)
+    registry = body_extra or ("\n".join(entries) if entries else SECTION_PLACEHOLDER)
     return document(
         [
             ("title", section.title),
@@ -2154,7 +1968,7 @@ def epics_registry(docs: Sequence[Planned]) -> str:
     return "\n".join(rows)
 
 
-def root_index(used_sections: Sequence[SectionInfo], others: Sequence[Planned]) -> str:
+def root_index(used_sections: Sequence[KnownSection], others: Sequence[Planned]) -> str:
     """The root index in the format of 05 §6.2, plus the root-level documents it registers."""
     lines = [
         "# Documentation Index",
@@ -2465,9 +2279,7 @@ def build_files(size: int, seed: int, materialized: bool) -> BankFiles:
         if doc.registered and top in by_section and top not in ("features", "epics"):
             by_section[top].append(registry_line(f"{top}/README.md", doc))
     used = [
-        s
-        for s in SECTIONS
-        if s.dir in SEEDED_SECTIONS or any(d.path.startswith(f"{s.dir}/") for d in planner.docs)
+        s for s in SECTIONS if s.seeded or any(d.path.startswith(f"{s.dir}/") for d in planner.docs)
     ]
     for section in used:
         extra = ""
