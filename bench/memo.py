@@ -551,12 +551,8 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(runs, eviction, stdio))
     results = Path(__file__).resolve().parent / "results"
     results.mkdir(exist_ok=True)
-    try:
-        from importlib.metadata import version
+    from mbank.journal import mbank_version
 
-        mbank_version = version("mbank")
-    except Exception:  # pragma: no cover - not installed
-        mbank_version = "0.0.0"
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -565,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(
         json.dumps(
             {
-                "mbank_version": mbank_version,
+                "mbank_version": mbank_version(),
                 "git_commit": commit or None,
                 "python": platform.python_version(),
                 "platform": platform.platform(),

@@ -339,17 +339,10 @@ def _git_commit() -> str | None:
         return None
 
 
-def _mbank_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("mbank")
-    except Exception:
-        return "0.0.0"
-
-
 def report_json(measured: Mapping[str, Any], corpora: Path) -> dict[str, Any]:
     """The JSON written to `bench/results/`: environment, summary rows and per-question ranks."""
+    from mbank.journal import mbank_version
+
     per_question = {
         bank: {
             name: [
@@ -366,7 +359,7 @@ def report_json(measured: Mapping[str, Any], corpora: Path) -> dict[str, Any]:
         for bank, per_router in measured["outcomes"].items()
     }
     return {
-        "mbankVersion": _mbank_version(),
+        "mbankVersion": mbank_version(),
         "gitCommit": _git_commit(),
         "python": platform.python_version(),
         "platform": platform.platform(),
