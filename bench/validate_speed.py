@@ -30,29 +30,21 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-import msgspec
-
 from bench.generate import DEFAULT_SEED, STANDARD_SIZES
 from bench.run import BANKS_DIR, DEFAULT_CORPORA, generated_bank
-from mbank.model import Doc
-from mbank.parse import parse_text
-from mbank.snapshot import Bank, Snapshot, build_snapshot
+from mbank.model import Plan
+from mbank.plan import apply_virtually, replace_document
+from mbank.snapshot import Bank, Snapshot
 from mbank.validate import clear_cache, findings, findings_for, validate
 
 FULL_RUNS = 5
 PARTIAL_DOCUMENTS = 20
 
 
-class _Entry(msgspec.Struct, frozen=True):
-    doc: Doc
-    text: str
-
-
 def apply_one_edit(snapshot: Snapshot, path: str, text: str) -> Snapshot:
-    """The snapshot after replacing one document's text, built as the post-check builds it."""
-    entries = {p: _Entry(doc, snapshot.raw[p]) for p, doc in snapshot.docs.items()}
-    entries[path] = _Entry(parse_text(path, text), text)
-    return build_snapshot(snapshot.root, snapshot.real_root, entries, snapshot.generation + 1)
+    """The snapshot after replacing one document's text, built as the post-check builds it
+    (`mbank.plan.apply_virtually` of a one-op plan)."""
+    return apply_virtually(snapshot, Plan("bench", (replace_document(snapshot, path, text),)))
 
 
 def _ms(seconds: float) -> float:
