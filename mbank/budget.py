@@ -204,6 +204,8 @@ def measure_surface(
 def surface_cost(root: str, *, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The budget of every surface: full on `root`, seed on an empty temporary directory,
     off with `--off` over a temporary directory (04 §9.2 `surface-cost`)."""
+    # The servers run in a scratch directory, so a relative root would name nothing there.
+    root = os.path.abspath(root)
     surfaces: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="mbank-surface-") as scratch:
         empty = os.path.join(scratch, "memory_bank")
