@@ -153,9 +153,11 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
 
 
-def _pair_lines(key: str, value: Any, indent: int) -> list[str]:
+def _pair_lines(key: Any, value: Any, indent: int) -> list[str]:
     pad = " " * indent
-    name = yaml_key(str(key))
+    # A non-string key is written as its scalar text (spec 01 §4.5: True -> true), the same
+    # text the loader gives it when the block is read back.
+    name = yaml_key(key if isinstance(key, str) else (scalar_text(key) or ""))
     if isinstance(value, (set, frozenset)):
         value = json_data(value)
     if isinstance(value, Mapping):

@@ -236,3 +236,13 @@ def test_any_string_reads_back_and_takes_the_first_style_that_applies(text: str)
         assert "\n" not in text and "\r" not in text
     else:
         assert written.startswith('"')
+
+
+def test_a_non_string_key_is_written_as_its_scalar_text() -> None:
+    from mbank.parse import load_yaml
+    from mbank.reducers.frontmatter import frontmatter_block
+
+    block = frontmatter_block({"extra": {True: 1, 2024: "x"}})
+    assert "  true: 1\n" in block
+    loaded = load_yaml(block.removeprefix("---\n").removesuffix("---\n"))
+    assert loaded.data == {"extra": {"true": 1, "2024": "x"}}
