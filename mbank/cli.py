@@ -68,11 +68,9 @@ def _add_stats(sub: Any) -> None:
 
 
 def _run_stats(args: argparse.Namespace) -> int:
-    from mbank.snapshot import Bank
     from mbank.stats import bank_stats, format_stats
 
-    root = resolve_root(args)
-    bank = Bank(root)
+    bank = _read_bank(args)
     started = time.perf_counter()
     snapshot = bank.refresh()
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -323,12 +321,13 @@ def _run_undo(args: argparse.Namespace) -> int:
 READ_LAYERS = ("dna", "knowledge", "decision", "delivery", "flow", "other")
 
 
-def _text_between(low: int, high: int) -> Callable[[str], str]:
-    """An argparse type: a string of `low` to `high` characters, as the tool's bounds."""
+def _text_between(low: int, high: int | None) -> Callable[[str], str]:
+    """An argparse type: a string of `low` to `high` characters (no ceiling when None)."""
 
     def parse(text: str) -> str:
-        if not low <= len(text) <= high:
-            raise argparse.ArgumentTypeError(f"needs {low} to {high} characters")
+        if len(text) < low or (high is not None and len(text) > high):
+            bound = f"{low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"needs {bound} characters")
         return text
 
     return parse
@@ -336,7 +335,9 @@ def _text_between(low: int, high: int) -> Callable[[str], str]:
 
 def _add_route(sub: Any) -> None:
     parser = sub.add_parser("route", help="which documents answer this question")
-    parser.add_argument("question", metavar="QUESTION", type=_text_between(2, 1000))
+    # The MCP schema bounds a question to 1,000 characters; the CLI passes any length on to
+    # the same function, which answers normally (07 §4.3).
+    parser.add_argument("question", metavar="QUESTION", type=_text_between(2, None))
     parser.add_argument("--limit", type=_int_between(1, 25), default=5)
     parser.add_argument("--kind", help="exact doc_kind filter")
     parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")
@@ -360,7 +361,7 @@ def _run_route(args: argparse.Namespace) -> int:
 
 def _add_search(sub: Any) -> None:
     parser = sub.add_parser("search", help="full-text search of document bodies")
-    parser.add_argument("query", metavar="QUERY", type=_text_between(2, 1000))
+    parser.add_argument("query", metavar="QUERY", type=_text_between(2, None))
     parser.add_argument("--limit", type=_int_between(1, 50), default=10)
     parser.add_argument("--kind", help="exact doc_kind filter")
     parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")

@@ -99,7 +99,13 @@ def not_a_document(given: str, note: str | None = None) -> RefusalError:
 
 
 def check_write_target(path: str, *, must_be_md: bool) -> None:
-    """Refuse a path a write would create or change that the walk could never see (§2.3)."""
+    """Refuse a path a write would create or change that the walk could never see (§2.3).
+
+    A caller's path that normalises to nothing (`.`, `./`, `a/..`) names no file at all:
+    `path-empty`, as 07 §4.3 gives for `.`, before any of the §2.3 checks.
+    """
+    if not path:
+        raise refuse("path-empty", "`path` is required.")
     if must_be_md and not path.endswith(".md"):
         raise refuse("path-not-md", f"Path must end in .md: {path}")
     segments = path.split("/")

@@ -245,12 +245,6 @@ def test_a_new_document_path_the_walk_could_not_see_is_refused(
     assert found == (rule, message)
 
 
-@pytest.mark.xfail(
-    reason="07 §4.3: `.` leaves nothing after normalising, so create should answer "
-    "`path-empty`; mbank.paths returns the empty bank path and create answers "
-    "`Path must end in .md: ` (a defect reported to the lead)",
-    strict=True,
-)
 @pytest.mark.parametrize("parameter", ["create", "promote.to"])
 def test_a_path_of_only_dots_is_empty_for_a_new_document(
     shared_bank: Path, assert_unchanged: Unchanged, parameter: str

@@ -331,21 +331,7 @@ NOTICE = (
 
 @pytest.mark.parametrize(
     "argv",
-    [
-        pytest.param(
-            argv,
-            marks=[
-                pytest.mark.xfail(
-                    reason="`mbank stats` does not print the interrupted-write notice of "
-                    "03 §14.6 (reported to the lead)",
-                    strict=True,
-                )
-            ]
-            if argv == ["stats"]
-            else [],
-        )
-        for argv in READ_SUBCOMMANDS
-    ],
+    READ_SUBCOMMANDS,
     ids=[" ".join(argv)[:40] for argv in READ_SUBCOMMANDS],
 )
 def test_a_read_subcommand_names_an_interrupted_write_and_leaves_it(

@@ -866,7 +866,6 @@ def test_cli_route_json_is_the_tool_result(
         ["route", "filter", "--limit", "0"],
         ["route", "filter", "--limit", "26"],
         ["route", "filter", "--layer", "inbox"],
-        ["route", "q" * 1001],
     ],
 )
 def test_cli_route_bounds_are_usage_errors(
@@ -874,6 +873,16 @@ def test_cli_route_bounds_are_usage_errors(
 ) -> None:
     code, out, err = run_cli(capsys, "--root", str(fixture_bank), *argv)
     assert code == 2 and out == "" and "usage:" in err
+
+
+def test_cli_route_answers_a_question_longer_than_the_tool_schema_allows(
+    fixture_bank: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """07 §4.3: the MCP schema rejects a 1,001-character question; the CLI passes it to the
+    same function, which answers normally."""
+    question = ("filter thresholds " * 60)[:1001]
+    code, out, _err = run_cli(capsys, "--root", str(fixture_bank), "route", question)
+    assert code == 0 and "domain/rules.md" in out
 
 
 def test_cli_route_filters_and_limit(
