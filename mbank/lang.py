@@ -817,6 +817,91 @@ _DICTIONARY = """
 детерминир: deterministic
 воспроизвод: reproducible
 инвариант: invariant, invariants
+# Frequent words of the Russian bank text the entries above missed (same procedure: document
+# frequency of `ru_light` stems across the real banks, not yet covered, translated). Many are
+# function words and common verbs: without an entry the transliteration bridge guessed an
+# English look-alike for them (нужен → nash, внутри → want, пишет → push, матрице → matter),
+# so a faithful translation — an English stop-word where that is what the word means — keeps
+# a Russian question as neutral as its English counterpart (§2.1).
+после: after
+между: between
+через: via, through
+перед: before
+внутр: inside, internal, within
+сначал: first
+сраз: immediately
+нескольк: several, multiple
+нуж: need, needed, required
+долж: must, should
+явля: is
+котор: which
+этого: this
+этом: this
+этой: this
+этим: this
+того: that
+него: it
+быва: are
+будет: will
+будут: will
+умеет: can
+умеют: can
+дела: do, make
+сдела: do, make
+имеет: have
+имеют: have
+иметь: have
+держ: keep, hold
+поддерж: support
+одн: one, single
+однозначн: unambiguous, unambiguously
+двух: two
+два: two
+две: two
+показ: show, shown
+покаж: show
+обязател: mandatory, required
+подтверд: confirm, confirmation, approve
+законч: finish, finished, complete
+конец: end
+конц: end
+концепц: concept, concepts
+стар: old, legacy
+стави: set
+мелк: small, minor
+правк: edit, fix, change
+пиш: write, writes
+спрашива: ask
+спрос: ask
+запрашива: request, ask
+пропад: disappear, missing
+произойд: happen, occur
+произошл: happened
+происход: happen, occur
+чист: clean
+очист: cleanup, clean
+дерев: tree
+никак: none
+пояснен: explanation, note, comment
+поясн: explain, explanation
+испорт: corrupt, break, broken
+участи: participation, involvement
+участв: participate, involved
+необратим: irreversible, destructive
+обратим: reversible
+обеща: promise
+платн: paid
+оплат: paid, billing
+упавш: failed, failing
+упал: failed
+отключ: disable, disabled, off
+выключ: disable, disabled, off
+возможност: capability, capabilities, possibility
+матриц: matrix
+джоб: job, jobs
+автотест: test, tests, automated
+выпуст: release
+подним: start, run, launch
 """
 
 
