@@ -15,6 +15,10 @@ counts answerable questions that got an empty list, which shows whether the no-a
 fire too often. Latency is the median of the ranker calls alone: the snapshot and the index
 are built once per bank, as they are in a long-running server.
 
+`--sets DIR` reads the question sets from another folder (default `tests/route_quality`, the
+development set); `--sets tests/route_quality_test` scores the held-out test set, which nobody
+tunes against (see its README). The output format is the same for either folder.
+
 `--verbose` also prints every question whose gold is not ranked first, with its rank, gold
 and top 3. Without it only the aggregates are shown, so the aggregates can be compared
 between commits without reading the held-out questions.
@@ -386,7 +390,13 @@ def main(
         description="Routing quality on the held-out question sets (spec 02 §3.9).",
     )
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
-    parser.add_argument("--sets", type=Path, default=SETS, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--sets",
+        type=Path,
+        default=SETS,
+        metavar="DIR",
+        help="folder of question-set JSON files (default: tests/route_quality)",
+    )
     parser.add_argument("--verbose", action="store_true", help="print per-question misses")
     args = parser.parse_args(argv)
     corpora: Path = args.corpora.resolve()

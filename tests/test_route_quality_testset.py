@@ -1,0 +1,196 @@
+"""The held-out routing TEST set in `tests/route_quality_test/` (spec 02 §3.9).
+
+`tests/route_quality/` is the development set the router's authors look at; this folder is a
+second, independent set nobody tunes against (see its README). Without a corpus the tests check
+the documented shape, the counts (per bank: 14 answerable English, 14 answerable Russian and 2
+questions without an answer, one per language) and the paraphrase rule: no question repeats
+three consecutive words of its gold documents' titles or purposes. Corpus-marked tests re-read
+the real banks: every gold path exists with the recorded title and purpose, and none is a
+template, an inbox note or an archived document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # `bench/` is a plain directory, not an installed package
+    sys.path.insert(0, str(REPO))
+
+from bench import route_quality  # noqa: E402
+from bench.route_quality import QuestionSet  # noqa: E402
+from mbank.snapshot import Bank, Snapshot  # noqa: E402
+
+TEST_SET_DIR = REPO / "tests" / "route_quality_test"
+DEVELOPMENT_SET_DIR = REPO / "tests" / "route_quality"
+BANKS = ("IgorArkhipov__ai-setup", "dapi__code-converge")
+SET_FILES = sorted(TEST_SET_DIR.glob("*.json"))
+CYRILLIC = re.compile("[\u0400-\u04ff]")
+ANSWERABLE_PER_LANGUAGE = 14
+UNANSWERABLE = 2
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words with punctuation, `_` and `-` dropped (the paraphrase rule's unit)."""
+    return [word for word in re.split(r"[\W_]+", text.lower()) if word]
+
+
+def trigrams(text: str) -> set[tuple[str, str, str]]:
+    """Every run of three consecutive words of `text`."""
+    w = words(text)
+    return {(w[i], w[i + 1], w[i + 2]) for i in range(len(w) - 2)}
+
+
+def reused_runs(question: str, sources: Sequence[str]) -> set[tuple[str, str, str]]:
+    """Three-word runs `question` shares with any of `sources` (empty when paraphrased)."""
+    asked = trigrams(question)
+    shared: set[tuple[str, str, str]] = set()
+    for source in sources:
+        shared |= asked & trigrams(source)
+    return shared
+
+
+def load(path: Path) -> QuestionSet:
+    """One test-set file, decoded by the benchmark's own strict reader."""
+    return route_quality.load_set(path)
+
+
+def test_paraphrase_checker_catches_a_run_across_case_punctuation_and_identifiers() -> None:
+    assert reused_runs("Where is the Stop-and-ASK rule?", ["stop and ask"]) == {
+        ("stop", "and", "ask")
+    }
+    assert reused_runs("Где пороги фильтрации заданы?", ["пороги фильтрации заданы тут"])
+    assert reused_runs("how are filter thresholds chosen", ["Filter thresholds and rules"]) == set()
+
+
+def test_every_real_bank_has_a_test_set_named_after_its_folder() -> None:
+    assert [path.stem for path in SET_FILES] == sorted(BANKS)
+    for path in SET_FILES:
+        assert load(path).bank == path.stem
+
+
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_test_set_follows_the_benchmark_format(path: Path) -> None:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert set(raw) == {"bank", "questions"}
+    for row in raw["questions"]:
+        assert set(row) == {
+            "id",
+            "lang",
+            "question",
+            "gold",
+            "gold_title",
+            "gold_purpose",
+            "note",
+        }
+    questions = load(path).questions
+    assert len({q.id for q in questions}) == len(questions), "question ids must be unique"
+    assert len({q.question for q in questions}) == len(questions), "questions must differ"
+    for q in questions:
+        assert q.lang in {"en", "ru"}, q.id
+        assert len(q.gold) <= 3, q.id
+        assert len(set(q.gold)) == len(q.gold), q.id
+        assert len(q.gold_title) == len(q.gold) == len(q.gold_purpose), q.id
+        assert all(g.endswith(".md") and not g.startswith(("/", "../")) for g in q.gold), q.id
+        assert q.question.strip() and q.note.strip(), q.id
+
+
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_test_set_has_14_english_14_russian_and_2_unanswerable_questions(path: Path) -> None:
+    questions = load(path).questions
+    answerable = [q for q in questions if q.gold]
+    unanswerable = [q for q in questions if not q.gold]
+    assert len(questions) == 2 * ANSWERABLE_PER_LANGUAGE + UNANSWERABLE
+    assert sum(1 for q in answerable if q.lang == "en") == ANSWERABLE_PER_LANGUAGE
+    assert sum(1 for q in answerable if q.lang == "ru") == ANSWERABLE_PER_LANGUAGE
+    assert sorted(q.lang for q in unanswerable) == ["en", "ru"]
+
+
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_russian_questions_are_in_cyrillic_and_english_ones_are_not(path: Path) -> None:
+    for q in load(path).questions:
+        assert bool(CYRILLIC.search(q.question)) == (q.lang == "ru"), q.id
+
+
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_no_question_reuses_three_consecutive_words_of_its_gold_title_or_purpose(
+    path: Path,
+) -> None:
+    violations = {
+        q.id: sorted(" ".join(run) for run in reused)
+        for q in load(path).questions
+        if (reused := reused_runs(q.question, [*q.gold_title, *q.gold_purpose]))
+    }
+    assert violations == {}
+
+
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_test_set_shares_no_question_or_id_with_the_development_set(path: Path) -> None:
+    development = DEVELOPMENT_SET_DIR / path.name
+    if not development.is_file():
+        pytest.skip(f"no development set {development.name}")
+    held_out = load(path).questions
+    developed = load(development).questions
+    assert {q.id for q in held_out} & {q.id for q in developed} == set()
+    assert {" ".join(words(q.question)) for q in held_out} & {
+        " ".join(words(q.question)) for q in developed
+    } == set()
+
+
+def test_benchmark_reads_the_test_set_folder_through_sets() -> None:
+    sets = route_quality.load_sets(TEST_SET_DIR)
+    assert [s.bank for s in sets] == sorted(BANKS)
+
+
+# --- the test set against the real banks (opt-in) ------------------------------------------
+
+
+def _bank_snapshot(corpus: Mapping[str, Path], bank: str) -> Snapshot:
+    if bank not in corpus:
+        pytest.skip(f"{bank} is not among MBANK_TEST_ROOTS")
+    return Bank(corpus[bank]).refresh()
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_gold_paths_exist_with_the_recorded_title_and_purpose(
+    path: Path, corpus: dict[str, Path]
+) -> None:
+    question_set = load(path)
+    snapshot = _bank_snapshot(corpus, question_set.bank)
+    stale: dict[str, list[str]] = {}
+    for q in question_set.questions:
+        for gold, title, purpose in zip(q.gold, q.gold_title, q.gold_purpose, strict=True):
+            doc = snapshot.docs.get(gold)
+            if doc is None:
+                stale.setdefault(q.id, []).append(f"{gold}: not in the bank")
+            elif (doc.title, doc.purpose) != (title, purpose):
+                stale.setdefault(q.id, []).append(f"{gold}: title or purpose changed")
+    assert stale == {}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
+def test_no_gold_is_a_template_an_inbox_note_or_archived(
+    path: Path, corpus: dict[str, Path]
+) -> None:
+    question_set = load(path)
+    snapshot = _bank_snapshot(corpus, question_set.bank)
+    excluded = sorted(
+        f"{q.id}: {gold}"
+        for q in question_set.questions
+        for gold in q.gold
+        if gold in snapshot.docs
+        and (
+            snapshot.docs[gold].doc_function == "template"
+            or snapshot.docs[gold].layer == "inbox"
+            or snapshot.docs[gold].status == "archived"
+        )
+    )
+    assert excluded == []
