@@ -9,25 +9,28 @@ governance refusal) still wins over a bad file.
 
 from __future__ import annotations
 
-from mbank.model import Intent, RefusalError
+from collections.abc import Mapping
+
+from mbank.model import FileRead, RefusalError
 from mbank.paths import refuse
 
 
-def content_from(intent: Intent, inline_key: str, file_key: str, what: str) -> str | None:
-    """The content an `inline_key` / `file_key` pair gives, or the §2.5 refusal in order.
+def content_from(
+    inline: str | None, given: str | None, files: Mapping[str, FileRead], what: str
+) -> str | None:
+    """The content an inline argument / file argument pair gives, or the §2.5 refusal in order.
 
-    `what` is `body` or `content` (the messages name `<what>` and `<what>File`). Returns the
-    inline value (None when absent; the tool decides what blank means) when no file is given,
-    else the file's text. "Given" means present and not null, the engine's own reading.
+    `what` is `body` or `content` (the messages name `<what>` and `<what>File`; the file's
+    outcome is `files["<what>File"]`). Returns the inline value (None when absent; the tool
+    decides what blank means) when no file is given, else the file's text. "Given" means
+    present and not null, the engine's own reading.
     """
-    arguments = intent.arguments
-    inline = arguments.get(inline_key)
-    given = arguments.get(file_key)
+    file_key = f"{what}File"
     if inline is not None and given is not None:
         raise refuse("file-both", f"Pass either {what} or {what}File, not both.")
     if given is None:
-        return inline if isinstance(inline, str) else None
-    file_name = str(given)
+        return inline
+    file_name = given
     if not file_name.strip():
         raise refuse(
             "file-empty",
@@ -35,7 +38,7 @@ def content_from(intent: Intent, inline_key: str, file_key: str, what: str) -> s
         )
     if "\x00" in file_name:
         raise refuse("file-nul", f'{what}File "{file_name}" contains a NUL character.')
-    read = intent.files.get(file_key)
+    read = files.get(file_key)
     if read is None:
         raise ValueError(f"the engine did not read {file_key}; build the intent with execute()")
     if read.refusal is not None:

@@ -1,57 +1,58 @@
 """Gates on the document a write names: it is a document, it is text, it is not a template.
 
-Pure (spec 03 §2.2–§2.4). The journal's explanation of a path that is no longer a document
-(§14.9) is an outside fact: the tool's shell looks it up (`mbank.journal.where_did_it_go`) for
-every path its arguments name and passes `{bank path: sentence}` in `intent.facts` under
-`GONE_FACT`. Whether `<root>/<root name>/` is a real directory (the root-name prefix rule of
-spec 01 §2.2 step 8) is passed under `INNER_ROOT_DIR_FACT`; when absent, it is taken to exist
-when some document lies in it (the same rule reads use without the disk).
+Pure (spec 03 §2.2–§2.4). Two outside facts come from the tool's shell: the journal's
+explanation of a path that is no longer a document (§14.9, `mbank.journal.where_did_it_go`),
+as `{bank path: sentence}` for every path the arguments name, and whether `<root>/<root name>/`
+is a real directory (the root-name prefix rule of spec 01 §2.2 step 8). `DocumentFacts` is
+the facts Struct of every write to one existing document.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from mbank.model import Doc, Intent
-from mbank.paths import inner_root_dir_guess, normalise_caller_path, not_a_document, refuse
+import msgspec
+
+from mbank.model import Doc, RefusalError
+from mbank.paths import normalise_caller_path, not_a_document, refuse
 from mbank.snapshot import Snapshot
-
-# intent.facts keys (filled by the tool's shell)
-GONE_FACT = "gone"
-INNER_ROOT_DIR_FACT = "innerRootDir"
+from mbank.write_declaration import FactPaths, KnownFacts
 
 
-def inner_root_dir_exists(snapshot: Snapshot, intent: Intent) -> bool:
-    """Whether `<root>/<root name>/` is a directory: the shell's fact, else the snapshot's guess."""
-    fact = intent.facts.get(INNER_ROOT_DIR_FACT)
-    if isinstance(fact, bool):
-        return fact
-    return inner_root_dir_guess(snapshot.root, snapshot.docs)
+class DocumentFacts(msgspec.Struct, frozen=True):
+    """The outside facts of a write to one existing document (edit, update_section, rewrite,
+    set_status, set_field, discard)."""
+
+    inner_root_dir: bool
+    gone: dict[str, str]
 
 
-def bank_path(snapshot: Snapshot, intent: Intent, given: str) -> str:
+def bank_path(snapshot: Snapshot, inner_root_dir: bool, given: str) -> str:
     """Normalise a caller's path into a bank path, or raise a path refusal (spec 01 §2.2)."""
-    inner = inner_root_dir_exists(snapshot, intent)
     return normalise_caller_path(
-        given, snapshot.root, snapshot.real_root, snapshot.docs.__contains__, lambda: inner
+        given,
+        snapshot.root,
+        snapshot.real_root,
+        snapshot.docs.__contains__,
+        lambda: inner_root_dir,
     )
 
 
-def gone_note(intent: Intent, path: str) -> str | None:
-    """The journal's "where did it go" sentence for a bank path, from the intent's facts."""
-    notes = intent.facts.get(GONE_FACT)
-    if isinstance(notes, Mapping):
-        note = notes.get(path)
-        if isinstance(note, str) and note:
-            return note
-    return None
+def bank_path_or_none(snapshot: Snapshot, inner_root_dir: bool, given: str) -> str | None:
+    """The bank path a caller's path names, or None when the gate will refuse it anyway (the
+    facts of a path that cannot be written are never needed)."""
+    try:
+        return bank_path(snapshot, inner_root_dir, given)
+    except RefusalError:
+        return None
 
 
-def require_document(snapshot: Snapshot, intent: Intent, given: str, path: str) -> Doc:
+def require_document(snapshot: Snapshot, gone: Mapping[str, str], given: str, path: str) -> Doc:
     """The document at bank path `path`, or the `not-a-document` refusal (§2.2)."""
     doc = snapshot.docs.get(path)
     if doc is None:
-        raise not_a_document(given, gone_note(intent, path))
+        raise not_a_document(given, gone.get(path) or None)
     return doc
 
 
@@ -70,14 +71,22 @@ def refuse_template(doc: Doc) -> None:
         )
 
 
-def document_to_write(snapshot: Snapshot, intent: Intent, given: str) -> Doc:
+def document_to_write(snapshot: Snapshot, facts: DocumentFacts, given: str) -> Doc:
     """The document a body or field write targets, through §2.1–§2.4 in order.
 
     Path refusals, then `not-a-document`, `not-text`, `template` — the shared head of
     `bank_edit`, `bank_update_section`, `bank_rewrite`, `bank_set_status` and `bank_set_field`.
     """
-    path = bank_path(snapshot, intent, given)
-    doc = require_document(snapshot, intent, given, path)
+    path = bank_path(snapshot, facts.inner_root_dir, given)
+    doc = require_document(snapshot, facts.gone, given, path)
     require_text(doc)
     refuse_template(doc)
     return doc
+
+
+def document_fact_paths(snapshot: Snapshot, args: Any, known: KnownFacts) -> FactPaths:
+    """The `fact_paths` of a write to one existing document named by `args.path`: that path,
+    when it names no document, is the one whose "where did it go" the facts need."""
+    found = bank_path_or_none(snapshot, known.inner_root_dir, args.path)
+    gone = (found,) if found is not None and found not in snapshot.docs else ()
+    return FactPaths(gone=gone)

@@ -1,10 +1,10 @@
 """Gates of `bank_init` and `bank_materialize_flows`: seeding only where nothing is overwritten
 by accident.
 
-Pure (spec 03 §12, §13). Three outside facts come from the tool's shell through `intent.facts`:
-whether the bank root exists as something other than a directory (`ROOT_NOT_DIRECTORY_FACT`),
-and, for every path the seed would write, what the disk holds there (`SEED_TARGETS_FACT`, one
-`SeedTarget` per bank path; a path without a fact is taken to be free and inside the bank).
+Pure (spec 03 §12, §13). Two outside facts come from the tool's shell in its facts Struct:
+whether the bank root exists as something other than a directory (`root_not_directory`),
+and, for every path the seed would write, what the disk holds there (`seed_targets`, one
+`SeedTarget` per bank path; asking about a path that was not gathered is a bug and fails).
 
 Choices where the spec is silent:
 
@@ -21,16 +21,13 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 
 from mbank.gates.paths import path_fact
-from mbank.model import Intent
 from mbank.paths import refuse
 from mbank.snapshot import Snapshot
-
-# intent.facts keys (filled by the tool's shell)
-ROOT_NOT_DIRECTORY_FACT = "rootNotDirectory"
-SEED_TARGETS_FACT = "seedTargets"
 
 NAME_LIMIT = 100
 TEMPLATES_PREFIX = "flows/templates/"
@@ -48,11 +45,6 @@ class SeedTarget(msgspec.Struct, frozen=True):
     exists: bool = False
     escapes: bool = False
     sha256: str | None = None
-
-
-def seed_target(intent: Intent, path: str) -> SeedTarget:
-    """The shell's fact for a seed path, or the snapshot's default (free, inside the bank)."""
-    return path_fact(intent, SEED_TARGETS_FACT, path, SeedTarget)
 
 
 # --------------------------------------------------------------------------------------------
@@ -75,9 +67,9 @@ def check_name(name: str) -> None:
         )
 
 
-def refuse_root_not_directory(intent: Intent, root: str) -> None:
+def refuse_root_not_directory(root_not_directory: bool, root: str) -> None:
     """`root-not-directory`: the root exists as a file (or anything but a directory)."""
-    if intent.facts.get(ROOT_NOT_DIRECTORY_FACT) is True:
+    if root_not_directory:
         raise refuse("root-not-directory", f"The bank root {root} exists and is not a directory.")
 
 
@@ -134,14 +126,16 @@ def overwrote_warning(count: int, force: bool, dry_run: bool) -> tuple[str, ...]
 # --------------------------------------------------------------------------------------------
 
 
-def check_seed_path(snapshot: Snapshot, intent: Intent, path: str, force: bool) -> str | None:
+def check_seed_path(
+    snapshot: Snapshot, seed_targets: Mapping[str, SeedTarget], path: str, force: bool
+) -> str | None:
     """Refuse a seed path that cannot be written; return the pre-image hash to replace, if any.
 
     None means the path is free (a create). A document there is replaced (the callers' gates
     have already refused it without `force`); a readable regular file the walk did not index
     is replaced only with `force`.
     """
-    target = seed_target(intent, path)
+    target = path_fact(seed_targets, path)
     if target.escapes:
         raise refuse("path-symlink", f"Path leads outside the bank through a symbolic link: {path}")
     doc = snapshot.docs.get(path)

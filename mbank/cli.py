@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mbank.cli_writes import CliArgumentError
 from mbank.discovery import discover_root
 from mbank.model import RefusalError
 
@@ -24,6 +25,9 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """A usage error: printed with the usage line, exit code 2."""
+
+
+Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,259 +398,32 @@ def _run_search(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# edit, update-section, rewrite, set-status, set-field (spec 04 §9.2-9.4): writes to one
-# existing document; --dry-run prints the diff and writes nothing
+# The write subcommands: one per declared write tool (mbank.reducers.registry, 04 §9.2-9.4)
 # --------------------------------------------------------------------------------------------
 
 
-def _inline_or_file(
-    arguments: dict[str, Any], inline_key: str, file_key: str, inline: Any, file: Any
-) -> None:
-    """Put `--body`/`--body-file` (or content) into tool arguments; `-` reads stdin inline.
+def _write_command(tool: Any) -> Command:
+    """(adds its parser, runs it) for one declared write tool; `--dry-run` prints the diff."""
+    from mbank.cli_writes import add_write_command, write_arguments
 
-    Both given are passed through, so the tool answers with its own `file-both` refusal.
-    """
-    if inline is not None:
-        arguments[inline_key] = inline
-    if file == "-" and inline is None:
-        arguments[inline_key] = sys.stdin.read()
-    elif file is not None:
-        arguments[file_key] = file
+    def add(sub: Any) -> None:
+        add_write_command(sub, tool)
 
+    def run(args: argparse.Namespace) -> int:
+        from mbank.snapshot import Bank
+        from mbank.writes import run_write
 
-def _run_document_write(
-    args: argparse.Namespace,
-    tool: str,
-    arguments: dict[str, Any],
-    format_result: Any,
-    *,
-    root: str | None = None,
-) -> int:
-    """Run a write tool's shell (`mbank.write_tools.<tool>`) on the bank and print its result;
-    `root` overrides the resolved root (init's fallback)."""
-    from mbank import write_tools
-    from mbank.snapshot import Bank
-
-    shell = getattr(write_tools, tool)
-    bank = Bank(root if root is not None else resolve_root(args))
-    result = shell(bank, arguments, dry_run=args.dry_run, via="cli")
-    return print_result(args, result, format_result)
-
-
-def _add_edit(sub: Any) -> None:
-    parser = sub.add_parser("edit", help="replace one exact fragment of a document's body")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("--find", required=True, metavar="TEXT", help="exact, whitespace included")
-    parser.add_argument("--replace", required=True, metavar="TEXT")
-    parser.add_argument("--section", metavar="S", help="a ## section that narrows the search")
-    _add_dry_run(parser)
-
-
-def _run_edit(args: argparse.Namespace) -> int:
-    from mbank.reducers.edit import format_edit
-
-    arguments: dict[str, Any] = {"path": args.path, "find": args.find, "replace": args.replace}
-    if args.section is not None:
-        arguments["section"] = args.section
-    return _run_document_write(args, "edit", arguments, format_edit)
-
-
-def _add_update_section(sub: Any) -> None:
-    parser = sub.add_parser("update-section", help="replace or append to one ## section")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("section", metavar="SECTION")
-    parser.add_argument("--content", metavar="TEXT")
-    parser.add_argument("--content-file", metavar="F", help="a file in the project, or - (stdin)")
-    parser.add_argument("--mode", choices=("replace", "append"), default="replace")
-    _add_dry_run(parser)
-
-
-def _run_update_section(args: argparse.Namespace) -> int:
-    from mbank.reducers.update_section import format_update_section
-
-    arguments: dict[str, Any] = {"path": args.path, "section": args.section, "mode": args.mode}
-    _inline_or_file(arguments, "content", "contentFile", args.content, args.content_file)
-    return _run_document_write(args, "update_section", arguments, format_update_section)
-
-
-def _add_rewrite(sub: Any) -> None:
-    parser = sub.add_parser("rewrite", help="replace the whole body; frontmatter and index kept")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("--body", metavar="TEXT")
-    parser.add_argument("--body-file", metavar="F", help="a file in the project, or - (stdin)")
-    _add_dry_run(parser)
-
-
-def _run_rewrite(args: argparse.Namespace) -> int:
-    from mbank.reducers.rewrite import format_rewrite
-
-    arguments: dict[str, Any] = {"path": args.path}
-    _inline_or_file(arguments, "body", "bodyFile", args.body, args.body_file)
-    return _run_document_write(args, "rewrite", arguments, format_rewrite)
-
-
-def _add_set_status(sub: Any) -> None:
-    parser = sub.add_parser("set-status", help="move a document to another lifecycle status")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("status", metavar="STATUS")
-    parser.add_argument(
-        "--release-canonical",
-        action="store_true",
-        help="archiving only: give up the canonical_for keys in the same write",
-    )
-    _add_dry_run(parser)
-
-
-def _run_set_status(args: argparse.Namespace) -> int:
-    from mbank.reducers.set_status import format_set_status
-
-    arguments: dict[str, Any] = {"path": args.path, "status": args.status}
-    if args.release_canonical:
-        arguments["releaseCanonical"] = True
-    return _run_document_write(args, "set_status", arguments, format_set_status)
-
-
-def _add_set_field(sub: Any) -> None:
-    parser = sub.add_parser("set-field", help="change one scalar value in the frontmatter")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("field", metavar="FIELD")
-    parser.add_argument("value", metavar="VALUE")
-    _add_dry_run(parser)
-
-
-def _run_set_field(args: argparse.Namespace) -> int:
-    from mbank.reducers.set_field import format_set_field
-
-    arguments = {"path": args.path, "field": args.field, "value": args.value}
-    return _run_document_write(args, "set_field", arguments, format_set_field)
-
-
-# --------------------------------------------------------------------------------------------
-# create, promote, discard (spec 04 §9.2-9.4): governed documents and the quarantine; inbox
-# lists the quarantine (a read)
-# --------------------------------------------------------------------------------------------
-
-
-def _list_values(values: list[str] | None) -> list[str] | None:
-    """Comma-separated, repeatable list flags, concatenated; None when the flag is absent."""
-    if values is None:
-        return None
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-def _extra(pairs: list[str] | None, as_json: str | None) -> dict[str, Any] | None:
-    """`--extra-json` (an object) overlaid by each `--extra KEY=VALUE` in order (strings)."""
-    extra: dict[str, Any] = {}
-    if as_json is not None:
+        arguments = write_arguments(tool, args)
         try:
-            loaded = json.loads(as_json)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"--extra-json is not JSON: {exc.msg}") from None
-        if not isinstance(loaded, dict):
-            raise UsageError("--extra-json must be a JSON object")
-        extra.update(loaded)
-    for pair in pairs or []:
-        key, separator, value = pair.partition("=")
-        if not separator or not key.strip():
-            raise UsageError(f"--extra takes KEY=VALUE, not {pair!r}")
-        extra[key.strip()] = value
-    return extra if pairs or as_json is not None else None
+            root = resolve_root(args)
+        except UsageError:
+            if not tool.creates_root:
+                raise
+            root = os.path.abspath("memory_bank")  # no bank found: init makes one here (§9.1)
+        result = run_write(tool, Bank(root), arguments, dry_run=args.dry_run, via="cli")
+        return print_result(args, result, tool.render)
 
-
-def _set_lists(arguments: dict[str, Any], args: argparse.Namespace) -> None:
-    for key, flag in (
-        ("derivedFrom", args.derived),
-        ("canonicalFor", args.canonical),
-        ("mustNotDefine", args.must_not_define),
-    ):
-        values = _list_values(flag)
-        if values is not None:
-            arguments[key] = values
-
-
-def _add_list_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--derived", action="append", metavar="A,B", help="derived_from entries")
-    parser.add_argument("--canonical", action="append", metavar="K1,K2", help="canonical_for keys")
-    parser.add_argument("--must-not-define", action="append", metavar="K1,K2")
-
-
-def _add_create(sub: Any) -> None:
-    parser = sub.add_parser("create", help="create a governed document (bank_create)")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("--kind", default="engineering", help="doc_kind (default engineering)")
-    parser.add_argument("--title", help="default: the path")
-    parser.add_argument("--purpose", help="when to read it; routing ranks on this")
-    _add_list_flags(parser)
-    parser.add_argument("--status", default="draft")
-    parser.add_argument("--body", metavar="TEXT")
-    parser.add_argument("--body-file", metavar="F", help="a file in the project, or - (stdin)")
-    parser.add_argument("--extra", action="append", metavar="KEY=VALUE", help="repeatable")
-    parser.add_argument("--extra-json", metavar="JSON", help="an object of more frontmatter")
-    parser.add_argument("--inbox", action="store_true", help="quarantine: into _inbox/")
-    _add_dry_run(parser)
-
-
-def _run_create(args: argparse.Namespace) -> int:
-    from mbank.reducers.create import format_create
-
-    arguments: dict[str, Any] = {
-        "docKind": args.kind,
-        "path": args.path,
-        "title": args.title if args.title is not None else args.path,
-    }
-    if args.purpose is not None:
-        arguments["purpose"] = args.purpose
-    _set_lists(arguments, args)
-    arguments["status"] = args.status
-    _inline_or_file(arguments, "body", "bodyFile", args.body, args.body_file)
-    extra = _extra(args.extra, args.extra_json)
-    if extra is not None:
-        arguments["extra"] = extra
-    if args.inbox:
-        arguments["inbox"] = True
-    return _run_document_write(args, "create", arguments, format_create)
-
-
-def _add_promote(sub: Any) -> None:
-    parser = sub.add_parser("promote", help="move a note out of _inbox/ (bank_promote)")
-    parser.add_argument("path", metavar="PATH", help="the quarantined note")
-    parser.add_argument("--to", required=True, metavar="DEST", help="destination outside _inbox/")
-    parser.add_argument("--kind", help="doc_kind (default: the note's)")
-    parser.add_argument("--title", help="default: the note's")
-    parser.add_argument("--purpose", help="default: the note's")
-    _add_list_flags(parser)
-    parser.add_argument("--status", help="default active")
-    _add_dry_run(parser)
-
-
-def _run_promote(args: argparse.Namespace) -> int:
-    from mbank.reducers.promote import format_promote
-
-    arguments: dict[str, Any] = {"path": args.path, "to": args.to}
-    for key, value in (
-        ("docKind", args.kind),
-        ("title", args.title),
-        ("purpose", args.purpose),
-        ("status", args.status),
-    ):
-        if value is not None:
-            arguments[key] = value
-    _set_lists(arguments, args)
-    return _run_document_write(args, "promote", arguments, format_promote)
-
-
-def _add_discard(sub: Any) -> None:
-    parser = sub.add_parser("discard", help="drop a note from _inbox/, on the record")
-    parser.add_argument("path", metavar="PATH", help="the quarantined note")
-    parser.add_argument("--reason", required=True, metavar="TEXT", help="kept in the journal")
-    _add_dry_run(parser)
-
-
-def _run_discard(args: argparse.Namespace) -> int:
-    from mbank.reducers.discard import format_discard
-
-    arguments = {"path": args.path, "reason": args.reason}
-    return _run_document_write(args, "discard", arguments, format_discard)
+    return add, run
 
 
 def _add_inbox(sub: Any) -> None:
@@ -663,41 +440,8 @@ def _run_inbox(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# init, materialize-flows (writes: spec 03 §12-13) and contract-diff (a read: 04 §2.19)
+# contract-diff (a read: 04 §2.19)
 # --------------------------------------------------------------------------------------------
-
-
-def _add_init(sub: Any) -> None:
-    parser = sub.add_parser("init", help="seed a memory bank where there is none (bank_init)")
-    parser.add_argument("name", metavar="NAME", help="the project's name (goes into README.md)")
-    parser.add_argument("--force", action="store_true", help="seed over existing documents")
-    _add_dry_run(parser)
-
-
-def _run_init(args: argparse.Namespace) -> int:
-    from mbank.reducers.init import format_init
-
-    try:
-        root = resolve_root(args)
-    except UsageError:  # no bank found: init makes one here (spec 04 §9.1)
-        root = os.path.abspath("memory_bank")
-    arguments = {"name": args.name, "force": args.force}
-    return _run_document_write(args, "init", arguments, format_init, root=root)
-
-
-def _add_materialize_flows(sub: Any) -> None:
-    parser = sub.add_parser(
-        "materialize-flows", help="copy the shipped templates into flows/templates/"
-    )
-    parser.add_argument("--force", action="store_true", help="overwrite the bank's templates")
-    _add_dry_run(parser)
-
-
-def _run_materialize_flows(args: argparse.Namespace) -> int:
-    from mbank.reducers.materialize_flows import format_materialize
-
-    arguments = {"force": args.force}
-    return _run_document_write(args, "materialize_flows", arguments, format_materialize)
 
 
 def _add_contract_diff(sub: Any) -> None:
@@ -798,11 +542,21 @@ def _run_demo(args: argparse.Namespace) -> int:
 # The parser
 # --------------------------------------------------------------------------------------------
 
-Subparsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
-Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 
-# One entry per subcommand: (adds its parser, runs it). Order is the order of `--help`.
-COMMANDS: dict[str, Command] = {
+def _commands() -> dict[str, Command]:
+    """One entry per subcommand: (adds its parser, runs it). Order is the order of `--help`;
+    the write subcommands come from the registry of write tools, after `history`."""
+    from mbank.reducers.registry import WRITE_TOOLS
+
+    commands: dict[str, Command] = {}
+    for name, command in _OTHER_COMMANDS.items():
+        commands[name] = command
+        if name == "history":
+            commands.update({tool.command: _write_command(tool) for tool in WRITE_TOOLS})
+    return commands
+
+
+_OTHER_COMMANDS: dict[str, Command] = {
     "stats": (_add_stats, _run_stats),
     "route": (_add_route, _run_route),
     "read": (_add_read, _run_read),
@@ -814,16 +568,6 @@ COMMANDS: dict[str, Command] = {
     "contract-diff": (_add_contract_diff, _run_contract_diff),
     "inbox": (_add_inbox, _run_inbox),
     "history": (_add_history, _run_history),
-    "init": (_add_init, _run_init),
-    "create": (_add_create, _run_create),
-    "edit": (_add_edit, _run_edit),
-    "update-section": (_add_update_section, _run_update_section),
-    "rewrite": (_add_rewrite, _run_rewrite),
-    "set-status": (_add_set_status, _run_set_status),
-    "set-field": (_add_set_field, _run_set_field),
-    "promote": (_add_promote, _run_promote),
-    "discard": (_add_discard, _run_discard),
-    "materialize-flows": (_add_materialize_flows, _run_materialize_flows),
     "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
     "serve": (_add_serve, _run_serve),
@@ -831,6 +575,8 @@ COMMANDS: dict[str, Command] = {
     "surface-cost": (_add_surface_cost, _run_surface_cost),
     "demo": (_add_demo, _run_demo),
 }
+
+COMMANDS = _commands()
 
 UPSTREAM_FLAGS = {
     "--stats": "stats",
@@ -915,7 +661,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_usage(sys.stderr)
             return EXIT_USAGE
         return COMMANDS[args.command][1](args)
-    except UsageError as exc:
+    except (UsageError, CliArgumentError) as exc:
         parser.print_usage(sys.stderr)
         sys.stderr.write(f"mbank: {exc}\n")
         return EXIT_USAGE

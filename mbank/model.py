@@ -6,7 +6,7 @@ write functions that own them (spec 01 §6.1), never by renaming these Structs w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -226,22 +226,28 @@ class FileRead(msgspec.Struct, frozen=True):
     size: int | None = None
 
 
-class Intent(msgspec.Struct, frozen=True):
+ArgsT = TypeVar("ArgsT")
+FactsT = TypeVar("FactsT")
+
+
+class Intent(msgspec.Struct, Generic[ArgsT, FactsT], frozen=True):
     """Everything a gate or reducer may know besides the snapshot (spec 03 §1.1 step 4).
 
-    `files` maps a file argument name (`bodyFile`, `contentFile`) to what reading it gave;
-    `facts` holds the tool-specific outside facts its shell gathered (e.g. undo's current
-    file hashes). `journal_id` is None on a dry run.
+    `args` is the tool's own arguments Struct, converted once by the shell from the MCP or
+    CLI input; `facts` is the tool's own facts Struct, every field gathered by the shell before
+    any gate runs (a gate cannot read a fact that was not gathered). `files` maps a file
+    argument name (`bodyFile`, `contentFile`) to what reading it gave. `journal_id` is None on
+    a dry run.
     """
 
     tool: str
-    arguments: dict[str, Any]
+    args: ArgsT
+    facts: FactsT
     today: str
     now: str
     journal_id: str | None
     dry_run: bool
     files: dict[str, FileRead] = {}
-    facts: dict[str, Any] = {}
 
 
 class JournalNotes(msgspec.Struct, frozen=True):

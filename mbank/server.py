@@ -9,6 +9,7 @@ text of 04 §1.1. The published words and the surface decision are data in `mban
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -16,7 +17,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast, get_args, get_origin
 
 import anyio
 import msgspec
@@ -32,6 +33,7 @@ from typing_extensions import TypedDict
 
 from mbank.journal import mbank_version
 from mbank.model import RefusalError
+from mbank.reducers.registry import WRITE_TOOLS
 from mbank.snapshot import Bank, Snapshot
 from mbank.surface import (
     INSTRUCTIONS,
@@ -53,6 +55,7 @@ from mbank.surface import (
     tool_sort_key,
     tools_for,
 )
+from mbank.write_declaration import Published, WriteTool
 
 log = logging.getLogger("mbank.server")
 
@@ -171,16 +174,14 @@ class BankService:
         """A read: refresh, then `work(snapshot)`, under the lock."""
         return self.guarded(tool, lambda: work(self.bank.refresh()))
 
-    def write(
-        self, tool: str, function: str, arguments: dict[str, Any], dry_run: bool
-    ) -> dict[str, Any]:
-        """A write: `mbank.write_tools.<function>(bank, arguments, dry_run=…, **engine)`."""
-        from mbank import write_tools
+    def write(self, tool: WriteTool[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        """A declared write tool run through `mbank.writes.run_write` (None arguments dropped:
+        the SDK passes every parameter, given or not)."""
+        from mbank.writes import run_write
 
-        core = getattr(write_tools, function)
         given = {key: value for key, value in arguments.items() if value is not None}
         return self.guarded(
-            tool, lambda: _plain(core(self.bank, given, dry_run=dry_run, **self.engine))
+            tool.name, lambda: _plain(run_write(tool, self.bank, given, **self.engine))
         )
 
     def not_a_document_note(self, path: str) -> str | None:
@@ -309,37 +310,88 @@ class WarmAfterHandshake:
         return result
 
 
-def build_server(
-    root: str | None = None,
-    *,
-    off: Sequence[str] = (),
-    choice: SurfaceChoice | None = None,
-    engine: Mapping[str, Any] | None = None,
-    warm: bool = False,
-) -> BankServer:
-    """The server for one bank: the surface decided (04 §6.2) unless `choice` is given.
+def _mcp_annotation(annotation: Any) -> Any:
+    """An argument's type as the SDK publishes it: `Published` bounds and words become
+    pydantic `Field`s (bounds first, then the description), exactly as hand-written
+    `Annotated[T, Field(…), Field(description=…)]` parameters would."""
+    if get_origin(annotation) is not Annotated:
+        return annotation
+    base, *metadata = get_args(annotation)
+    published = next((item for item in metadata if isinstance(item, Published)), None)
+    if published is None:
+        return base
+    fields: list[Any] = []
+    bounds = {
+        key: value
+        for key, value in (
+            ("min_length", published.min_length),
+            ("max_length", published.max_length),
+            ("ge", published.ge),
+            ("le", published.le),
+        )
+        if value is not None
+    }
+    if bounds:
+        fields.append(Field(**cast("dict[str, Any]", bounds)))
+    if published.words is not None:
+        fields.append(_words(published.words))
+    return Annotated[(base, *fields)] if fields else base
 
-    `engine` overrides the write engine's clock and id factory (tests). `warm` refreshes the
-    bank and builds its search index right after the handshake (what `serve` does in the
-    full surface). Only what the surface shows is registered (04 §6.3); a seed session
-    registers the rest after a real `bank_init`.
-    """
-    if choice is None:
-        if root is None:
-            raise ValueError("build_server needs a root or a surface choice")
-        choice = decide_surface(root, off, recover=recover_interrupted)
-    service = BankService(choice.root, engine)
-    server = BankServer(
-        SERVER_NAME,
-        version=mbank_version(),
-        instructions=INSTRUCTIONS[choice.surface],
-        log_level=log_level(),
-        middleware=[WarmAfterHandshake(service)] if warm and choice.surface == "full" else [],
-    )
-    server.surface = choice.surface
-    server.service = service
+
+def _published_required(annotation: Any) -> bool:
+    """Whether an argument is published as required though its Struct field has a default."""
+    metadata = get_args(annotation)[1:] if get_origin(annotation) is Annotated else ()
+    return any(isinstance(item, Published) and item.required for item in metadata)
+
+
+def write_tool_function(tool: WriteTool[Any, Any], server: BankServer) -> Callable[..., Any]:
+    """The MCP tool function of a declared write tool: one keyword parameter per field of its
+    arguments Struct, in order, published through `_mcp_annotation`; `bank_init` (the tool
+    that creates its root) is async and opens a seed session's full surface after a real run."""
+    parameters: list[inspect.Parameter] = []
+    annotations: dict[str, Any] = {}
+    for field in msgspec.structs.fields(tool.args):
+        annotation = _mcp_annotation(field.type)
+        required = field.required or _published_required(field.type)
+        default = inspect.Parameter.empty if required else field.default
+        parameters.append(
+            inspect.Parameter(
+                field.encode_name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=default,
+                annotation=annotation,
+            )
+        )
+        annotations[field.encode_name] = annotation
+    annotations["return"] = dict[str, Any]
+
+    def call(**arguments: Any) -> dict[str, Any]:
+        return server.service.write(tool, arguments)
+
+    async def call_then_open(ctx: Context[Any, Any], **arguments: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await anyio.to_thread.run_sync(lambda: call(**arguments))
+        if not arguments.get("dryRun") and server.open_full_surface():
+            await _notify_lists_changed(ctx)
+            result["surfaceOpened"] = True
+        return result
+
+    function: Callable[..., Any] = call
+    if tool.creates_root:
+        context = inspect.Parameter(
+            "ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context[Any, Any]
+        )
+        parameters.insert(1, context)
+        annotations["ctx"] = Context[Any, Any]
+        function = call_then_open
+    function.__signature__ = inspect.Signature(parameters, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    function.__annotations__ = annotations
+    function.__name__ = tool.name
+    return function
+
+
+def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
+    """The read tools of one session: thin adapters over the core functions the CLI calls."""
     read = service.read
-    write = service.write
 
     def relative(snapshot: Snapshot) -> Callable[[str], str]:
         return lambda given: service.bank.relative(given, snapshot)
@@ -455,157 +507,20 @@ def build_server(
 
         return read("bank_contract_diff", lambda snapshot: contract_diff(snapshot, other))
 
-    # -- writes -----------------------------------------------------------------------------
-
-    async def bank_init(
-        name: ProjectName,
-        ctx: Context[Any, Any],
-        dryRun: bool = False,
-        force: Annotated[bool, _words("force")] = False,
-    ) -> dict[str, Any]:
-        arguments = {"name": name, "force": force}
-        result: dict[str, Any] = await anyio.to_thread.run_sync(
-            lambda: write("bank_init", "init", arguments, dryRun)
-        )
-        if not dryRun and server.open_full_surface():
-            await _notify_lists_changed(ctx)
-            result["surfaceOpened"] = True
-        return result
-
-    def bank_create(
-        docKind: str,
-        path: Annotated[str, _words("createPath")],
-        title: Title,
-        purpose: Purpose,
-        derivedFrom: Annotated[Keys, _words("derivedFrom")] = None,
-        canonicalFor: Annotated[Keys, _words("canonicalFor")] = None,
-        mustNotDefine: Keys = None,
-        status: str = "draft",
-        body: Body = None,
-        bodyFile: BodyFile = None,
-        extra: Extra = None,
-        inbox: Annotated[bool, _words("inbox")] = False,
-        dryRun: bool = False,
-    ) -> dict[str, Any]:
-        arguments = {
-            "docKind": docKind,
-            "path": path,
-            "title": title,
-            "purpose": purpose,
-            "derivedFrom": derivedFrom,
-            "canonicalFor": canonicalFor,
-            "mustNotDefine": mustNotDefine,
-            "status": status,
-            "body": body,
-            "bodyFile": bodyFile,
-            "extra": extra,
-            "inbox": inbox,
-        }
-        return write("bank_create", "create", arguments, dryRun)
-
-    def bank_edit(
-        path: str,
-        find: Find,
-        replace: Replacement,
-        section: Section = None,
-        dryRun: bool = False,
-    ) -> dict[str, Any]:
-        arguments = {"path": path, "find": find, "replace": replace, "section": section}
-        return write("bank_edit", "edit", arguments, dryRun)
-
-    def bank_update_section(
-        path: str,
-        section: Annotated[str, _words("section")],
-        content: Content = None,
-        contentFile: ContentFile = None,
-        mode: Literal["replace", "append"] = "replace",
-        dryRun: bool = False,
-    ) -> dict[str, Any]:
-        arguments = {
-            "path": path,
-            "section": section,
-            "content": content,
-            "contentFile": contentFile,
-            "mode": mode,
-        }
-        return write("bank_update_section", "update_section", arguments, dryRun)
-
-    def bank_rewrite(
-        path: str, body: Body = None, bodyFile: BodyFile = None, dryRun: bool = False
-    ) -> dict[str, Any]:
-        arguments = {"path": path, "body": body, "bodyFile": bodyFile}
-        return write("bank_rewrite", "rewrite", arguments, dryRun)
-
-    def bank_set_status(
-        path: str,
-        status: Status,
-        releaseCanonical: Annotated[bool, _words("releaseCanonical")] = False,
-        dryRun: bool = False,
-    ) -> dict[str, Any]:
-        arguments = {"path": path, "status": status, "releaseCanonical": releaseCanonical}
-        return write("bank_set_status", "set_status", arguments, dryRun)
-
-    def bank_set_field(
-        path: str, field: FieldName, value: FieldValue, dryRun: bool = False
-    ) -> dict[str, Any]:
-        arguments = {"path": path, "field": field, "value": value}
-        return write("bank_set_field", "set_field", arguments, dryRun)
-
-    def bank_promote(
-        path: Annotated[str, _words("notePath")],
-        to: Annotated[str, _words("to")],
-        docKind: str | None = None,
-        title: str | None = None,
-        purpose: str | None = None,
-        derivedFrom: Annotated[Keys, _words("promoteDerivedFrom")] = None,
-        canonicalFor: Keys = None,
-        mustNotDefine: Keys = None,
-        status: str = "active",
-        dryRun: bool = False,
-    ) -> dict[str, Any]:
-        arguments = {
-            "path": path,
-            "to": to,
-            "docKind": docKind,
-            "title": title,
-            "purpose": purpose,
-            "derivedFrom": derivedFrom,
-            "canonicalFor": canonicalFor,
-            "mustNotDefine": mustNotDefine,
-            "status": status,
-        }
-        return write("bank_promote", "promote", arguments, dryRun)
-
-    def bank_discard(path: str, reason: Reason, dryRun: bool = False) -> dict[str, Any]:
-        arguments = {"path": path, "reason": reason}
-        return write("bank_discard", "discard", arguments, dryRun)
-
-    def bank_materialize_flows(
-        force: Annotated[bool, _words("materializeForce")] = False, dryRun: bool = False
-    ) -> dict[str, Any]:
-        return write("bank_materialize_flows", "materialize_flows", {"force": force}, dryRun)
-
-    tools: dict[str, Callable[..., Any]] = {
+    return {
         "bank_route": bank_route,
         "bank_read": bank_read,
-        "bank_init": bank_init,
-        "bank_create": bank_create,
-        "bank_edit": bank_edit,
-        "bank_update_section": bank_update_section,
-        "bank_rewrite": bank_rewrite,
-        "bank_set_status": bank_set_status,
-        "bank_set_field": bank_set_field,
-        "bank_promote": bank_promote,
-        "bank_discard": bank_discard,
         "bank_search": bank_search,
         "bank_changed": bank_changed,
-        "bank_materialize_flows": bank_materialize_flows,
         "bank_drift": bank_drift,
         "bank_graph": bank_graph,
         "bank_validate": bank_validate,
         "bank_contract_diff": bank_contract_diff,
     }
 
+
+def resource_readers(service: BankService) -> dict[str, Callable[[], str]]:
+    """The resources' readers, by resource name (04 §3)."""
     # -- resources --------------------------------------------------------------------------
 
     def index() -> str:
@@ -639,7 +554,7 @@ def build_server(
             service.read("memorybank://journal", lambda _snapshot: journal_resource(service.root))
         )
 
-    readers: dict[str, Callable[[], str]] = {
+    return {
         "index": index,
         "frontmatter-schema": frontmatter_schema,
         "health": health,
@@ -647,6 +562,9 @@ def build_server(
         "journal": journal,
     }
 
+
+def prompt_functions() -> dict[str, Callable[..., str]]:
+    """The prompts, by name (04 §4)."""
     # -- prompts ----------------------------------------------------------------------------
 
     def session_start(
@@ -668,13 +586,50 @@ def build_server(
     def review_inbox() -> str:
         return review_inbox_text()
 
-    prompts: dict[str, Callable[..., str]] = {
+    return {
         "session-start": session_start,
         "route-then-read": route_then_read,
         "check-before-commit": check_before_commit,
         "record-adr": record_adr,
         "review-inbox": review_inbox,
     }
+
+
+def build_server(
+    root: str | None = None,
+    *,
+    off: Sequence[str] = (),
+    choice: SurfaceChoice | None = None,
+    engine: Mapping[str, Any] | None = None,
+    warm: bool = False,
+) -> BankServer:
+    """The server for one bank: the surface decided (04 §6.2) unless `choice` is given.
+
+    `engine` overrides the write engine's clock and id factory (tests). `warm` refreshes the
+    bank and builds its search index right after the handshake (what `serve` does in the
+    full surface). Only what the surface shows is registered (04 §6.3); a seed session
+    registers the rest after a real `bank_init`.
+    """
+    if choice is None:
+        if root is None:
+            raise ValueError("build_server needs a root or a surface choice")
+        choice = decide_surface(root, off, recover=recover_interrupted)
+    service = BankService(choice.root, engine)
+    server = BankServer(
+        SERVER_NAME,
+        version=mbank_version(),
+        instructions=INSTRUCTIONS[choice.surface],
+        log_level=log_level(),
+        middleware=[WarmAfterHandshake(service)] if warm and choice.surface == "full" else [],
+    )
+    server.surface = choice.surface
+    server.service = service
+    tools: dict[str, Callable[..., Any]] = {
+        **read_tools(service),
+        **{tool.name: write_tool_function(tool, server) for tool in WRITE_TOOLS},
+    }
+    readers = resource_readers(service)
+    prompts = prompt_functions()
 
     def register_tools(names: Sequence[str]) -> None:
         for name in names:

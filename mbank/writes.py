@@ -40,7 +40,6 @@ from mbank.journal import (
     random_journal_id,
     record_ops,
     recover,
-    undo_facts,
 )
 from mbank.model import (
     CreateFile,
@@ -50,13 +49,15 @@ from mbank.model import (
     Plan,
     PlanOutcome,
     Refusal,
+    RefusalError,
 )
 from mbank.paths import refuse
 from mbank.plan import apply_virtually, plan_diff, snapshot_pre_image
 from mbank.snapshot import Bank, Snapshot
+from mbank.write_declaration import FactPaths, WriteTool
 
-GateAndPlan = Callable[[Snapshot, Intent], PlanOutcome]
-GatherFacts = Callable[[Snapshot], dict[str, Any]]
+GateAndPlan = Callable[[Snapshot, Intent[Any, Any]], PlanOutcome]
+GatherFacts = Callable[[Snapshot], Any]
 Clock = Callable[[], datetime]
 MakeId = Callable[[datetime], str]
 
@@ -241,34 +242,36 @@ def build_intent(
     tool: str,
     arguments: Mapping[str, Any],
     *,
+    args: Any,
     now: datetime,
     journal_id: str | None,
     dry_run: bool,
     gather_facts: GatherFacts | None = None,
     cwd: str | None = None,
-) -> Intent:
-    """The intent of spec 03 §1.1 step 4: arguments plus every outside fact a gate may need."""
+) -> Intent[Any, Any]:
+    """The intent of spec 03 §1.1 step 4: the typed arguments plus every outside fact a gate
+    may need (`arguments` is the caller's input as given, for the file arguments)."""
     return Intent(
         tool=tool,
-        arguments=dict(arguments),
+        args=args,
+        facts=gather_facts(snapshot) if gather_facts is not None else None,
         today=now.astimezone(UTC).date().isoformat(),
         now=now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         journal_id=journal_id,
         dry_run=dry_run,
         files=read_file_arguments(arguments, snapshot.root, cwd or os.getcwd()),
-        facts=gather_facts(snapshot) if gather_facts is not None else {},
     )
 
 
 class _Checked(msgspec.Struct, frozen=True):
-    intent: Intent
+    intent: Intent[Any, Any]
     outcome: PlanOutcome
     warnings: tuple[str, ...]
 
 
 def _plan_and_check(
     snapshot: Snapshot,
-    intent: Intent,
+    intent: Intent[Any, Any],
     gate_and_plan: GateAndPlan,
     findings_for: FindingsFor | None,
 ) -> _Checked:
@@ -337,6 +340,7 @@ def execute(
     gate_and_plan: GateAndPlan,
     *,
     dry_run: bool,
+    args: Any = None,
     via: str = "mcp",
     gather_facts: GatherFacts | None = None,
     create_root: bool = False,
@@ -353,7 +357,8 @@ def execute(
     Raises `RefusalError` for every refusal (gates, post-check, lock, preconditions, a failed
     apply); nothing is written then. `create_root` lets `bank_init` create a missing root
     once its write has passed every check; any other write to a missing root is refused
-    (`root-missing`). `findings_for` defaults to the validation module's partial validation.
+    (`root-missing`). `args` is the tool's typed arguments (default: `arguments` as given).
+    `findings_for` defaults to the validation module's partial validation.
     `prune_dirs(outcome)` names directories the apply removes when the plan leaves them
     empty (undo), asked under the lock once the plan is checked.
     """
@@ -364,6 +369,7 @@ def execute(
             snapshot,
             tool,
             arguments,
+            args=dict(arguments) if args is None else args,
             now=now,
             journal_id=journal_id,
             dry_run=dry_run,
@@ -460,17 +466,22 @@ def run_undo(
     the undone write stays, empty or not, and so does one that still has any entry (a file
     someone added, a dot-file). Records written before mbank kept `dirs` prune nothing.
     """
-    from mbank.reducers.undo import gate_and_plan_undo, undo_result
+    from mbank.reducers.undo import UndoArgs, UndoFacts, gate_and_plan_undo, undo_result
+    from mbank.write_facts import gather_named
 
     arguments: dict[str, Any] = {} if record_id is None else {"id": record_id}
+    args = UndoArgs(id=record_id)
     outcome = execute(
         bank,
         "undo",
         arguments,
         gate_and_plan_undo,
         dry_run=dry_run,
+        args=args,
         via="cli",
-        gather_facts=lambda _snapshot: {"undo": undo_facts(bank.root, record_id)},
+        gather_facts=lambda snapshot: gather_named(
+            UndoFacts, lambda _known: FactPaths(), bank, snapshot, args
+        ),
         clock=clock,
         make_id=make_id,
         findings_for=findings_for,
@@ -479,3 +490,72 @@ def run_undo(
         prune_dirs=lambda planned: created_dirs(bank.root, planned.result["undone"]),
     )
     return undo_result(outcome.result, outcome.common_fields())
+
+
+# --------------------------------------------------------------------------------------------
+# Every declared write tool (mbank.reducers.registry), from the MCP server or the CLI
+# --------------------------------------------------------------------------------------------
+
+
+def convert_arguments(tool: WriteTool[Any, Any], given: Mapping[str, Any]) -> Any:
+    """The tool's arguments Struct from the caller's input, or an `invalid-arguments` refusal.
+
+    A null argument is an absent one (the engine's own reading, §1.1), so the Struct's default
+    applies and the gates answer as they would for an argument never given.
+    """
+    present = {key: value for key, value in given.items() if value is not None}
+    try:
+        return msgspec.convert(present, tool.args)
+    except msgspec.ValidationError as exc:
+        raise refuse(
+            "invalid-arguments",
+            f"The arguments of {tool.name} do not fit its schema: {exc}. Pass them as the "
+            "tool's input schema describes.",
+        ) from None
+
+
+def write_outcome(
+    tool: WriteTool[Any, Any],
+    bank: Bank,
+    arguments: Mapping[str, Any],
+    *,
+    dry_run: bool = False,
+    **engine: Any,
+) -> WriteOutcome:
+    """Run a declared write tool through the engine: its arguments converted once, its facts
+    gathered, its `gate_and_plan` planned and checked; a `dryRun` argument joins `dry_run`."""
+    from mbank.write_facts import gather_facts
+
+    args = convert_arguments(tool, arguments)
+    dry = dry_run or bool(getattr(args, "dry_run", False))
+    # the journal keeps the arguments as given, less the dry-run flag (03 §14.2)
+    given = {key: value for key, value in arguments.items() if key != "dryRun"}
+    try:
+        return execute(
+            bank,
+            tool.name,
+            given,
+            tool.gate_and_plan,
+            dry_run=dry,
+            args=args,
+            gather_facts=lambda snapshot: gather_facts(tool, bank, snapshot, args),
+            create_root=tool.creates_root,
+            **engine,
+        )
+    except RefusalError as exc:
+        if tool.postcheck_hint is None or exc.refusal.rule != "postcheck":
+            raise
+        raise refuse("postcheck", f"{exc.refusal.message}\n{tool.postcheck_hint}") from None
+
+
+def run_write(
+    tool: WriteTool[Any, Any],
+    bank: Bank,
+    arguments: Mapping[str, Any],
+    *,
+    dry_run: bool = False,
+    **engine: Any,
+) -> dict[str, Any]:
+    """A declared write tool's full result (spec 03 §1.3), as MCP and the CLI return it."""
+    outcome = write_outcome(tool, bank, arguments, dry_run=dry_run, **engine)
+    return tool.shape(outcome.result, outcome.applied, outcome.common_fields(), outcome.warnings)

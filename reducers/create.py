@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from mbank.catalogue import ROOT_INDEX
+import msgspec
+
+from mbank.catalogue import ROOT_INDEX, section_for
 from mbank.gates.content import content_from
-from mbank.gates.documents import bank_path
+from mbank.gates.documents import bank_path, bank_path_or_none
 from mbank.gates.governance import check_governance
-from mbank.gates.paths import check_new_document_path
+from mbank.gates.paths import PathOnDisk, check_new_document_path
 from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import json_data
 from mbank.paths import refuse
@@ -34,14 +36,17 @@ from mbank.plan import create_document, document_text, replace_document
 from mbank.reducers.frontmatter import frontmatter_block
 from mbank.reducers.registration import pick_index, plan_section_index, register_line
 from mbank.reducers.report import closing, with_common
-from mbank.reducers.templates import (
-    TEMPLATES_FACT,
-    instantiate,
-    new_frontmatter,
-    retitle,
-    template_source,
-)
+from mbank.reducers.templates import instantiate, new_frontmatter, retitle, template_source
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import (
+    TEXT_LIMIT,
+    CliArg,
+    FactPaths,
+    KnownFacts,
+    Published,
+    WriteTool,
+    content_flags,
+)
 
 TOOL = "bank_create"
 INBOX = "_inbox/"
@@ -49,22 +54,6 @@ DEFAULT_STATUS = "draft"
 CANONICAL = "canonical"
 PREVIEW_LINES = 40
 NO_INDEX = "No index found to register this document in; navigation will not reach it."
-
-
-def text_argument(arguments: Mapping[str, Any], key: str) -> str:
-    """A string argument stripped, or `""` when absent or not a string."""
-    value = arguments.get(key)
-    return value.strip() if isinstance(value, str) else ""
-
-
-def list_argument(arguments: Mapping[str, Any], key: str) -> list[str] | None:
-    """A string-list argument as given (None when absent); non-string items become text."""
-    value = arguments.get(key)
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [value]
-    return [item if isinstance(item, str) else str(item) for item in value]
 
 
 def key_list(values: list[str] | None) -> list[str] | None:
@@ -94,22 +83,64 @@ def inbox_target(target: str) -> str:
     return target if target.startswith(INBOX) else INBOX + posixpath.basename(target)
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+Keys = list[str] | None
+
+
+class CreateArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_create`."""
+
+    doc_kind: str
+    path: Annotated[str, Published(words="createPath", required=True)] = ""
+    title: Annotated[str, Published(min_length=1, required=True)] = ""
+    purpose: Annotated[str, Published(min_length=1, words="purpose", required=True)] = ""
+    derived_from: Annotated[Keys, Published(words="derivedFrom")] = None
+    canonical_for: Annotated[Keys, Published(words="canonicalFor")] = None
+    must_not_define: Keys = None
+    status: str = DEFAULT_STATUS
+    body: Annotated[str | None, Published(max_length=TEXT_LIMIT)] = None
+    body_file: Annotated[str | None, Published(words="bodyFile")] = None
+    extra: Annotated[dict[str, Any] | None, Published(words="extra")] = None
+    inbox: Annotated[bool, Published(words="inbox")] = False
+    dry_run: bool = False
+
+
+class CreateFacts(msgspec.Struct, frozen=True):
+    """The outside facts of `bank_create`: the root-name directory, the shipped templates, and
+    the disk state of the target and of its section index."""
+
+    inner_root_dir: bool
+    templates: dict[str, str]
+    on_disk: dict[str, PathOnDisk]
+
+
+def create_paths(snapshot: Snapshot, args: CreateArgs, known: KnownFacts) -> FactPaths:
+    """The paths whose disk state the gates ask about: the target and its section index."""
+    target = bank_path_or_none(snapshot, known.inner_root_dir, args.path)
+    if target is None:
+        return FactPaths()
+    if args.inbox:
+        target = inbox_target(target)
+    section = section_for(target)
+    index = (f"{section.dir}/README.md",) if section is not None else ()
+    return FactPaths(on_disk=(target, *index))
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent[CreateArgs, CreateFacts]) -> PlanOutcome:
     """The procedure of §4.3: gates in order, then the plan and the result fields."""
-    arguments = intent.arguments
-    title = text_argument(arguments, "title")
-    purpose = text_argument(arguments, "purpose")
+    args, facts = intent.args, intent.facts
+    title = args.title.strip()
+    purpose = args.purpose.strip()
     require_title_and_purpose(title, purpose)
-    target = bank_path(snapshot, intent, str(arguments.get("path", "")))
-    inbox = bool(arguments.get("inbox"))
+    target = bank_path(snapshot, facts.inner_root_dir, args.path)
+    inbox = args.inbox
     if inbox:
         target = inbox_target(target)
-    check_new_document_path(snapshot, intent, target)
-    status = text_argument(arguments, "status") or DEFAULT_STATUS
-    doc_kind = text_argument(arguments, "docKind")
-    derived_from = list_argument(arguments, "derivedFrom") or []
-    canonical_for = key_list(list_argument(arguments, "canonicalFor")) or []
-    must_not_define = key_list(list_argument(arguments, "mustNotDefine"))
+    check_new_document_path(snapshot, facts.on_disk, target)
+    status = args.status.strip() or DEFAULT_STATUS
+    doc_kind = args.doc_kind.strip()
+    derived_from = args.derived_from or []
+    canonical_for = key_list(args.canonical_for) or []
+    must_not_define = key_list(args.must_not_define)
     warnings = list(
         check_governance(snapshot, target, status, derived_from, canonical_for, doc_kind)
     )
@@ -118,7 +149,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     base: dict[str, Any] = {}
     body = f"# {title}\n"
     if not inbox:
-        source = template_source(snapshot, intent.facts.get(TEMPLATES_FACT, {}), doc_kind, target)
+        source = template_source(snapshot, facts.templates, doc_kind, target)
         if source is None:
             warnings.append(
                 f'No template matched doc_kind "{doc_kind}"; wrote a minimal document instead.'
@@ -127,13 +158,13 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
             template_path = source.path
             unwrapped = instantiate(source.raw, source.path)
             base, body = unwrapped.base, retitle(unwrapped.body, title)
-    content = content_from(intent, "body", "bodyFile", "body")
+    content = content_from(args.body, args.body_file, intent.files, "body")
     if content is not None and content.strip():
         body = f"# {title}\n\n{content.strip()}\n"
         if template_path is not None:
             warnings.append(f"Body supplied, so the prose of {template_path} was not used.")
 
-    extra = arguments.get("extra")
+    extra = args.extra
     header = new_frontmatter(
         title=title,
         doc_kind=doc_kind,
@@ -146,7 +177,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
         base=base,
         today=intent.today,
         warn_placeholders=True,
-        extra=extra if isinstance(extra, Mapping) else None,
+        extra=extra,
     )
     warnings.extend(header.warnings)
     text = frontmatter_block(header.data) + body.rstrip() + "\n"
@@ -154,7 +185,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     ops: list[AnyFileOp] = [create_document(target, text)]
     registered: list[str] = []
     if not inbox:
-        section = plan_section_index(snapshot, intent, target)
+        section = plan_section_index(snapshot, facts.on_disk, intent.dry_run, target)
         created = frozenset({section.path}) if section is not None else frozenset()
         index = pick_index(snapshot, target, created)
         if section is not None:
@@ -222,3 +253,57 @@ def format_create(result: Mapping[str, Any]) -> str:
     """The human rendering of `mbank create` (spec 04 §9.3)."""
     verb = "WOULD CREATE" if result["dryRun"] else "CREATED"
     return format_written(result, f"{verb} {result['path']}")
+
+
+# The list arguments' flags (create and promote): repeatable, comma-separated.
+LIST_FLAGS = (
+    CliArg(("--derived",), "derivedFrom", kind="list", metavar="A,B", help="derived_from entries"),
+    CliArg(
+        ("--canonical",), "canonicalFor", kind="list", metavar="K1,K2", help="canonical_for keys"
+    ),
+    CliArg(("--must-not-define",), "mustNotDefine", kind="list", metavar="K1,K2"),
+)
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="create",
+    help="create a governed document (bank_create)",
+    args=CreateArgs,
+    facts=CreateFacts,
+    fact_paths=create_paths,
+    gate_and_plan=gate_and_plan,
+    shape=create_result,
+    render=format_create,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH"),
+        CliArg(
+            ("--kind",), "docKind", default="engineering", help="doc_kind (default engineering)"
+        ),
+        CliArg(("--title",), "title", default_from="path", help="default: the path"),
+        CliArg(
+            ("--purpose",), "purpose", default="", help="when to read it; routing ranks on this"
+        ),
+        CliArg(
+            ("--derived",), "derivedFrom", kind="list", metavar="A,B", help="derived_from entries"
+        ),
+        CliArg(
+            ("--canonical",),
+            "canonicalFor",
+            kind="list",
+            metavar="K1,K2",
+            help="canonical_for keys",
+        ),
+        CliArg(("--must-not-define",), "mustNotDefine", kind="list", metavar="K1,K2"),
+        CliArg(("--status",), "status", default=DEFAULT_STATUS),
+        *content_flags("body"),
+        CliArg(("--extra",), "extra", kind="extra", metavar="KEY=VALUE", help="repeatable"),
+        CliArg(
+            ("--extra-json",),
+            "extra",
+            kind="extra-json",
+            metavar="JSON",
+            help="an object of more frontmatter",
+        ),
+        CliArg(("--inbox",), "inbox", kind="flag", help="quarantine: into _inbox/"),
+    ),
+)

@@ -10,33 +10,43 @@ read of the path says when and why it went. A non-text note may be discarded (§
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from mbank.gates.documents import bank_path, require_document
+import msgspec
+
+from mbank.gates.documents import DocumentFacts, bank_path, document_fact_paths, require_document
 from mbank.model import Intent, JournalNotes, Plan, PlanOutcome
 from mbank.paths import refuse
 from mbank.plan import delete_document
-from mbank.reducers.create import text_argument
 from mbank.reducers.report import closing, with_common
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import CliArg, Published, WriteTool
 
 TOOL = "bank_discard"
 INBOX_LAYER = "inbox"
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class DiscardArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_discard`."""
+
+    path: Annotated[str, Published(required=True)] = ""
+    reason: Annotated[str, Published(min_length=1, max_length=2000, required=True)] = ""
+    dry_run: bool = False
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent[DiscardArgs, DocumentFacts]) -> PlanOutcome:
     """The gates of §11 in order, then the one delete op."""
-    arguments = intent.arguments
-    given = str(arguments.get("path", ""))
-    path = bank_path(snapshot, intent, given)
-    note = require_document(snapshot, intent, given, path)
+    args = intent.args
+    given = args.path
+    path = bank_path(snapshot, intent.facts.inner_root_dir, given)
+    note = require_document(snapshot, intent.facts.gone, given, path)
     if note.layer != INBOX_LAYER:
         raise refuse(
             "not-quarantined",
             f"Only quarantined documents can be discarded; {path} is not in _inbox/. "
             "Documents in the bank proper are removed by hand, deliberately.",
         )
-    reason = text_argument(arguments, "reason")
+    reason = args.reason.strip()
     if not reason:
         raise refuse(
             "reason-required",
@@ -86,3 +96,20 @@ def format_discard(result: Mapping[str, Any]) -> str:
     ]
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     return closing(lines, result)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="discard",
+    help="drop a note from _inbox/, on the record",
+    args=DiscardArgs,
+    facts=DocumentFacts,
+    fact_paths=document_fact_paths,
+    gate_and_plan=gate_and_plan,
+    shape=discard_result,
+    render=format_discard,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH", help="the quarantined note"),
+        CliArg(("--reason",), "reason", required=True, metavar="TEXT", help="kept in the journal"),
+    ),
+)

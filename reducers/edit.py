@@ -12,32 +12,43 @@ file still matches.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Annotated, Any
 
-from mbank.gates.documents import document_to_write
+import msgspec
+
+from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_document
-from mbank.reducers.report import closing
+from mbank.reducers.report import closing, finished
 from mbank.sections import match_section, section_span
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import TEXT_LIMIT, CliArg, Published, WriteTool
 
 TOOL = "bank_edit"
 CONTEXT = 80
 
 
-def _text_argument(arguments: dict[str, Any], key: str) -> str:
-    value = arguments.get(key)
-    return as_lf(value) if isinstance(value, str) else ""
+class EditArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_edit`."""
+
+    path: Annotated[str, Published(required=True)] = ""
+    find: Annotated[
+        str, Published(min_length=1, max_length=TEXT_LIMIT, words="find", required=True)
+    ] = ""
+    replace: Annotated[str, Published(max_length=TEXT_LIMIT, required=True)] = ""
+    section: Annotated[str | None, Published(words="section")] = None
+    dry_run: bool = False
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+def gate_and_plan(snapshot: Snapshot, intent: Intent[EditArgs, DocumentFacts]) -> PlanOutcome:
     """Gates of §5 in order, then the one replace op and the result fields."""
-    arguments = intent.arguments
-    doc = document_to_write(snapshot, intent, str(arguments.get("path", "")))
-    find = _text_argument(arguments, "find")
-    replace = _text_argument(arguments, "replace")
+    args = intent.args
+    doc = document_to_write(snapshot, intent.facts, args.path)
+    find = as_lf(args.find)
+    replace = as_lf(args.replace)
     if find == "":
         raise refuse(
             "find-required",
@@ -48,9 +59,9 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     text = document_text(snapshot, doc.path)
     head = split_frontmatter(text).head
     start, end = len(head), len(text)
-    wanted = arguments.get("section")
+    wanted = args.section
     title: str | None = None
-    if isinstance(wanted, str) and wanted.strip():
+    if wanted is not None and wanted.strip():
         section = match_section(doc, wanted)
         title = section.title
         start, end = section_span(text, doc, section)
@@ -91,7 +102,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     return PlanOutcome(plan=Plan(TOOL, (op,)), result=result)
 
 
-def format_edit(result: dict[str, Any]) -> str:
+def format_edit(result: Mapping[str, Any]) -> str:
     """The human rendering of `mbank edit` (spec 04 §9.3)."""
     section = f' under "{result["section"]}"' if "section" in result else ""
     sizes = f"({result['bytesBefore']} -> {result['bytesAfter']} bytes)"
@@ -103,3 +114,24 @@ def format_edit(result: dict[str, Any]) -> str:
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     lines.extend(["--- context ---", result["context"]])
     return closing(lines, result)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="edit",
+    help="replace one exact fragment of a document's body",
+    args=EditArgs,
+    facts=DocumentFacts,
+    fact_paths=document_fact_paths,
+    gate_and_plan=gate_and_plan,
+    shape=finished("edited"),
+    render=format_edit,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH"),
+        CliArg(
+            ("--find",), "find", required=True, metavar="TEXT", help="exact, whitespace included"
+        ),
+        CliArg(("--replace",), "replace", required=True, metavar="TEXT"),
+        CliArg(("--section",), "section", metavar="S", help="a ## section that narrows the search"),
+    ),
+)

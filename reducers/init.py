@@ -19,7 +19,9 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from mbank.catalogue import (
     ROOT_INDEX,
@@ -30,6 +32,7 @@ from mbank.catalogue import (
     seeded_documents,
 )
 from mbank.gates.init import (
+    SeedTarget,
     check_name,
     check_seed_path,
     refuse_bank_not_empty,
@@ -40,12 +43,9 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.plan import create_document, encode_text, replace_bytes, sha256_hex
 from mbank.reducers.report import closing, with_common
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import CliArg, FactPaths, KnownFacts, Published, WriteTool
 
 TOOL = "bank_init"
-
-# intent.facts keys (filled by the tool's shell)
-STARTER_FACT = "starter"
-STARTER_LOCATION_FACT = "starterLocation"
 
 # Every path init writes: the literal starter files and the ten generated documents (05 §2).
 SEED_PATHS = tuple(
@@ -61,7 +61,10 @@ SEED_PATHS = tuple(
 
 
 def plan_seed(
-    snapshot: Snapshot, intent: Intent, files: Mapping[str, str], force: bool
+    snapshot: Snapshot,
+    seed_targets: Mapping[str, SeedTarget],
+    files: Mapping[str, str],
+    force: bool,
 ) -> tuple[AnyFileOp, ...]:
     """Create each file in path order, or replace what is there; identical files are skipped.
 
@@ -69,7 +72,7 @@ def plan_seed(
     """
     ops: list[AnyFileOp] = []
     for path, text in sorted(files.items()):
-        before = check_seed_path(snapshot, intent, path, force)
+        before = check_seed_path(snapshot, seed_targets, path, force)
         if before is None:
             ops.append(create_document(path, text))
             continue
@@ -81,20 +84,41 @@ def plan_seed(
     return tuple(ops)
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class InitArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_init`."""
+
+    name: Annotated[str, Published(min_length=1, max_length=100, words="name", required=True)] = ""
+    dry_run: bool = False
+    force: Annotated[bool, Published(words="force")] = False
+
+
+class InitFacts(msgspec.Struct, frozen=True):
+    """The outside facts of `bank_init`: whether the root is something other than a
+    directory, the package's starter set and where it was looked for, and the disk state of
+    every seed path."""
+
+    root_not_directory: bool
+    starter: dict[str, str]
+    starter_location: str
+    seed_targets: dict[str, SeedTarget]
+
+
+def init_paths(_snapshot: Snapshot, _args: InitArgs, _known: KnownFacts) -> FactPaths:
+    """Every path the seed writes."""
+    return FactPaths(seed_targets=SEED_PATHS)
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent[InitArgs, InitFacts]) -> PlanOutcome:
     """The gates of §12 in order, then one op per seed path."""
-    arguments = intent.arguments
-    name = arguments.get("name")
-    name = name if isinstance(name, str) else ""
-    force = bool(arguments.get("force"))
+    args, facts = intent.args, intent.facts
+    name = args.name
+    force = args.force
     check_name(name)
-    refuse_root_not_directory(intent, snapshot.root)
+    refuse_root_not_directory(facts.root_not_directory, snapshot.root)
     count = len(snapshot.docs)
     refuse_bank_not_empty(count, force)
-    starter = intent.facts.get(STARTER_FACT, {})
-    location = str(intent.facts.get(STARTER_LOCATION_FACT, "the mbank package"))
-    files = seeded_documents(starter if isinstance(starter, Mapping) else {}, name, location)
-    ops = plan_seed(snapshot, intent, files, force)
+    files = seeded_documents(facts.starter, name, facts.starter_location)
+    ops = plan_seed(snapshot, facts.seed_targets, files, force)
     warnings = seeding_over_warning(count, force) if ops else ()
     return PlanOutcome(
         plan=Plan(TOOL, ops),
@@ -144,3 +168,23 @@ def format_init(result: Mapping[str, Any]) -> str:
             f"files: {len(result['files'])}",
         ],
     )
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="init",
+    help="seed a memory bank where there is none (bank_init)",
+    args=InitArgs,
+    facts=InitFacts,
+    fact_paths=init_paths,
+    gate_and_plan=gate_and_plan,
+    shape=init_result,
+    render=format_init,
+    cli=(
+        CliArg(("name",), "name", metavar="NAME", help="the project's name (goes into README.md)"),
+        CliArg(
+            ("--force",), "force", kind="flag", default=False, help="seed over existing documents"
+        ),
+    ),
+    creates_root=True,
+)

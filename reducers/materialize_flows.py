@@ -1,12 +1,12 @@
 """Planning `bank_materialize_flows`: copy the shipped templates into `flows/templates/`.
 
 Pure (spec 03 §13, 05 §7). The shipped templates are package data the tool's shell hands over
-in `intent.facts[TEMPLATES_FACT]` (`mbank.catalogue.shipped_templates()`, already addressed as
-`flows/templates/<dir>/<file>`). The plan creates each template file in path order, or
-replaces what is there under `force` — the seeded pointer `flows/templates/README.md` is
-always replaced by the real templates index, since it is not counted as a held template.
-Documents under `flows/templates/` that the shipped set lacks, and the prose flows, are never
-touched. From then on the bank's copies win every template lookup (§4.4).
+in its facts (`templates`, already addressed as `flows/templates/<dir>/<file>`). The plan
+creates each template file in path order, or replaces what is there under `force` — the seeded
+pointer `flows/templates/README.md` is always replaced by the real templates index, since it is
+not counted as a held template. Documents under `flows/templates/` that the shipped set lacks,
+and the prose flows, are never touched. From then on the bank's copies win every template
+lookup (§4.4).
 
 Choices where the spec is silent:
 
@@ -20,15 +20,22 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from mbank.catalogue import TEMPLATES_DIR
-from mbank.gates.init import overwrote_warning, owned_templates, refuse_templates_owned
+from mbank.gates.init import (
+    SeedTarget,
+    overwrote_warning,
+    owned_templates,
+    refuse_templates_owned,
+)
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.paths import refuse
-from mbank.reducers.init import format_seeded, plan_seed
-from mbank.reducers.templates import TEMPLATES_FACT
+from mbank.reducers.init import format_seeded, init_result, plan_seed
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import CliArg, FactPaths, KnownFacts, Published, WriteTool
 
 TOOL = "bank_materialize_flows"
 # Added to the post-check's refusal (§13): what to do when the bank lacks the templates' sources.
@@ -38,19 +45,40 @@ POSTCHECK_HINT = (
 )
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class MaterializeArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_materialize_flows`."""
+
+    force: Annotated[bool, Published(words="materializeForce")] = False
+    dry_run: bool = False
+
+
+class MaterializeFacts(msgspec.Struct, frozen=True):
+    """The outside facts of `bank_materialize_flows`: the shipped templates and the disk
+    state of every path they would be copied to."""
+
+    templates: dict[str, str]
+    seed_targets: dict[str, SeedTarget]
+
+
+def materialize_paths(_snapshot: Snapshot, _args: MaterializeArgs, known: KnownFacts) -> FactPaths:
+    """Every path a shipped template would be copied to."""
+    return FactPaths(seed_targets=tuple(known.templates))
+
+
+def gate_and_plan(
+    snapshot: Snapshot, intent: Intent[MaterializeArgs, MaterializeFacts]
+) -> PlanOutcome:
     """The gates of §13 in order, then one op per shipped template file."""
-    force = bool(intent.arguments.get("force"))
+    force = intent.args.force
     count = owned_templates(snapshot)
     refuse_templates_owned(count, force)
-    shipped = intent.facts.get(TEMPLATES_FACT, {})
-    templates = dict(shipped) if isinstance(shipped, Mapping) else {}
+    templates = dict(intent.facts.templates)
     if not templates:
         raise refuse(
             "templates-missing",
             "The shipped templates were not found. The server package is incomplete.",
         )
-    ops = plan_seed(snapshot, intent, templates, force)
+    ops = plan_seed(snapshot, intent.facts.seed_targets, templates, force)
     warnings = overwrote_warning(count, force, intent.dry_run) if ops else ()
     return PlanOutcome(
         plan=Plan(TOOL, ops),
@@ -77,3 +105,22 @@ def format_materialize(result: Mapping[str, Any]) -> str:
     else:
         lines = [f"UNCHANGED {where}: the bank's templates already equal the shipped ones."]
     return format_seeded(result, lines)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="materialize-flows",
+    help="copy the shipped templates into flows/templates/",
+    args=MaterializeArgs,
+    facts=MaterializeFacts,
+    fact_paths=materialize_paths,
+    gate_and_plan=gate_and_plan,
+    shape=init_result,
+    render=format_materialize,
+    cli=(
+        CliArg(
+            ("--force",), "force", kind="flag", default=False, help="overwrite the bank's templates"
+        ),
+    ),
+    postcheck_hint=POSTCHECK_HINT,
+)

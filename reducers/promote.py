@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from mbank.gates.documents import bank_path, require_document, require_text
+import msgspec
+
+from mbank.gates.documents import bank_path, bank_path_or_none, require_document, require_text
 from mbank.gates.governance import check_governance
-from mbank.gates.paths import check_new_document_path
+from mbank.gates.paths import PathOnDisk, check_new_document_path
 from mbank.model import AnyFileOp, Intent, JournalNotes, Plan, PlanOutcome
 from mbank.parse import URL_SCHEME, json_data, resolve_from, split_frontmatter
 from mbank.paths import refuse
@@ -37,18 +39,19 @@ from mbank.reducers.create import (
     CANONICAL,
     INBOX,
     NO_INDEX,
+    Keys,
     format_written,
     key_list,
-    list_argument,
     preview,
     require_title_and_purpose,
 )
 from mbank.reducers.frontmatter import frontmatter_block
 from mbank.reducers.registration import pick_index, register_line, relative_link
 from mbank.reducers.report import with_common
-from mbank.reducers.templates import TEMPLATES_FACT, instantiate, new_frontmatter, retitle
+from mbank.reducers.templates import instantiate, new_frontmatter, retitle
 from mbank.reducers.templates import template_source as find_template
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import CliArg, FactPaths, KnownFacts, Published, WriteTool
 
 TOOL = "bank_promote"
 INBOX_LAYER = "inbox"
@@ -57,9 +60,43 @@ DEFAULT_STATUS = "active"
 _RELINK = re.compile(r"\]\(([^)\s]+\.md)((?:#[^)\s]*)?)\)")
 
 
-def _given(arguments: Mapping[str, Any], key: str, fallback: str) -> str:
-    value = arguments.get(key)
-    return value.strip() if isinstance(value, str) else fallback
+class PromoteArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_promote`."""
+
+    path: Annotated[str, Published(words="notePath", required=True)] = ""
+    to: Annotated[str, Published(words="to", required=True)] = ""
+    doc_kind: str | None = None
+    title: str | None = None
+    purpose: str | None = None
+    derived_from: Annotated[Keys, Published(words="promoteDerivedFrom")] = None
+    canonical_for: Keys = None
+    must_not_define: Keys = None
+    status: str = DEFAULT_STATUS
+    dry_run: bool = False
+
+
+class PromoteFacts(msgspec.Struct, frozen=True):
+    """The outside facts of `bank_promote`: the root-name directory, the shipped templates,
+    where a gone note went, and the destination's disk state."""
+
+    inner_root_dir: bool
+    templates: dict[str, str]
+    gone: dict[str, str]
+    on_disk: dict[str, PathOnDisk]
+
+
+def promote_paths(snapshot: Snapshot, args: PromoteArgs, known: KnownFacts) -> FactPaths:
+    """The note's path (for "where did it go") and the destination's (for its disk state)."""
+    source = bank_path_or_none(snapshot, known.inner_root_dir, args.path)
+    destination = bank_path_or_none(snapshot, known.inner_root_dir, args.to)
+    return FactPaths(
+        gone=(source,) if source is not None and source not in snapshot.docs else (),
+        on_disk=(destination,) if destination is not None else (),
+    )
+
+
+def _given(value: str | None, fallback: str) -> str:
+    return value.strip() if value is not None else fallback
 
 
 def relink(snapshot: Snapshot, source: str, destination: str, body: str) -> tuple[str, list[str]]:
@@ -88,46 +125,46 @@ def relink(snapshot: Snapshot, source: str, destination: str, body: str) -> tupl
     return _RELINK.sub(rewrite, body), warnings
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+def gate_and_plan(snapshot: Snapshot, intent: Intent[PromoteArgs, PromoteFacts]) -> PlanOutcome:
     """The gates of §10 in order, then the plan: create, register, delete the note."""
-    arguments = intent.arguments
-    given = str(arguments.get("path", ""))
-    source = bank_path(snapshot, intent, given)
-    note = require_document(snapshot, intent, given, source)
+    args, facts = intent.args, intent.facts
+    given = args.path
+    source = bank_path(snapshot, facts.inner_root_dir, given)
+    note = require_document(snapshot, facts.gone, given, source)
     if note.layer != INBOX_LAYER:
         raise refuse(
             "not-quarantined",
             f"Only quarantined documents can be promoted; {source} is not in _inbox/.",
         )
     require_text(note)
-    destination = bank_path(snapshot, intent, str(arguments.get("to", "")))
+    destination = bank_path(snapshot, facts.inner_root_dir, args.to)
     if destination.startswith(INBOX):
         raise refuse(
             "stays-quarantined",
             "Promotion must leave the quarantine; give a destination outside _inbox/.",
         )
-    check_new_document_path(snapshot, intent, destination)
-    title = _given(arguments, "title", note.title)
-    purpose = _given(arguments, "purpose", note.purpose)
+    check_new_document_path(snapshot, facts.on_disk, destination)
+    title = _given(args.title, note.title)
+    purpose = _given(args.purpose, note.purpose)
     require_title_and_purpose(title, purpose)
-    doc_kind = _given(arguments, "docKind", note.doc_kind)
+    doc_kind = _given(args.doc_kind, note.doc_kind)
     if not doc_kind:
         raise refuse(
             "doc-kind-required", "`docKind` is required: the captured note does not declare one."
         )
-    status = _given(arguments, "status", "") or DEFAULT_STATUS
-    derived = list_argument(arguments, "derivedFrom")
+    status = args.status.strip() or DEFAULT_STATUS
+    derived = args.derived_from
     derived_from = derived if derived is not None else [edge.raw for edge in note.derived_from]
-    keys = key_list(list_argument(arguments, "canonicalFor"))
+    keys = key_list(args.canonical_for)
     canonical_for = keys if keys is not None else list(note.canonical_for)
-    must_not_define = key_list(list_argument(arguments, "mustNotDefine"))
+    must_not_define = key_list(args.must_not_define)
     warnings = list(
         check_governance(
             snapshot, destination, status, derived_from, canonical_for, doc_kind, exempt=source
         )
     )
 
-    template = find_template(snapshot, intent.facts.get(TEMPLATES_FACT, {}), doc_kind, destination)
+    template = find_template(snapshot, facts.templates, doc_kind, destination)
     base = instantiate(template.raw, template.path).base if template is not None else {}
     body = split_frontmatter(document_text(snapshot, source)).body.lstrip("\ufeff").strip()
     body = retitle(body or f"# {title}", title)
@@ -198,3 +235,35 @@ def format_promote(result: Mapping[str, Any]) -> str:
     """The human rendering of `mbank promote` (spec 04 §9.3)."""
     verb = "WOULD PROMOTE" if result["dryRun"] else "PROMOTED"
     return format_written(result, f"{verb} {result['from']} -> {result['to']}")
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="promote",
+    help="move a note out of _inbox/ (bank_promote)",
+    args=PromoteArgs,
+    facts=PromoteFacts,
+    fact_paths=promote_paths,
+    gate_and_plan=gate_and_plan,
+    shape=promote_result,
+    render=format_promote,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH", help="the quarantined note"),
+        CliArg(("--to",), "to", required=True, metavar="DEST", help="destination outside _inbox/"),
+        CliArg(("--kind",), "docKind", help="doc_kind (default: the note's)"),
+        CliArg(("--title",), "title", help="default: the note's"),
+        CliArg(("--purpose",), "purpose", help="default: the note's"),
+        CliArg(
+            ("--derived",), "derivedFrom", kind="list", metavar="A,B", help="derived_from entries"
+        ),
+        CliArg(
+            ("--canonical",),
+            "canonicalFor",
+            kind="list",
+            metavar="K1,K2",
+            help="canonical_for keys",
+        ),
+        CliArg(("--must-not-define",), "mustNotDefine", kind="list", metavar="K1,K2"),
+        CliArg(("--status",), "status", help="default active"),
+    ),
+)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 
 import msgspec
 
@@ -34,8 +35,7 @@ from mbank.catalogue import (
     section_for,
     section_index,
 )
-from mbank.gates.paths import on_disk
-from mbank.model import Intent
+from mbank.gates.paths import PathOnDisk, path_fact
 from mbank.parse import URL_SCHEME, parse_text, scan_body, split_frontmatter
 from mbank.plan import document_text
 from mbank.snapshot import Snapshot
@@ -208,13 +208,15 @@ class NewSection(msgspec.Struct, frozen=True):
     warning: str
 
 
-def plan_section_index(snapshot: Snapshot, intent: Intent, target: str) -> NewSection | None:
+def plan_section_index(
+    snapshot: Snapshot, on_disk: Mapping[str, PathOnDisk], dry_run: bool, target: str
+) -> NewSection | None:
     """The section index to create for a document at `target`, if its section has none."""
     section = section_for(target)
     if section is None:
         return None
     path = f"{section.dir}/{README}"
-    if path == target or path in snapshot.docs or on_disk(intent, path).exists:
+    if path == target or path in snapshot.docs or path_fact(on_disk, path).exists:
         return None
     text = section_index(section, (), derived_from=section_derived_from(snapshot))
     root_text: str | None = None
@@ -223,7 +225,7 @@ def plan_section_index(snapshot: Snapshot, intent: Intent, target: str) -> NewSe
         current = document_text(snapshot, ROOT_INDEX)
         updated = register_section(current, section)
         root_text = updated if updated != current else None
-    if intent.dry_run:
+    if dry_run:
         warning = (
             f'Section "{path}" does not exist yet and would be created to register this document.'
         )

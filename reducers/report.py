@@ -8,7 +8,7 @@ reducer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -46,3 +46,29 @@ def closing(lines: list[str], result: Mapping[str, Any], *, empty_diff: bool = T
     if result.get("journalId"):
         lines = [*lines, f"journal: {result['journalId']}"]
     return "\n".join(lines) + "\n"
+
+
+def finished(
+    done: str, *, warnings_always: bool = False
+) -> Callable[[Mapping[str, Any], bool, Mapping[str, Any], tuple[str, ...]], dict[str, Any]]:
+    """The result shape of a write to one existing document: its fields in spec order, the
+    done-flag `done`, the warnings, then the common fields (spec 03 §1.3).
+
+    `warnings` stays where the reducer placed it when the tool always has it
+    (`warnings_always`); otherwise it is appended only when non-empty.
+    """
+
+    def shape(
+        fields: Mapping[str, Any],
+        applied: bool,
+        common: Mapping[str, Any],
+        warnings: tuple[str, ...],
+    ) -> dict[str, Any]:
+        result = dict(fields)
+        result[done] = applied
+        if warnings_always or warnings:
+            result["warnings"] = list(warnings)
+        result.update(common)
+        return result
+
+    return shape

@@ -14,16 +14,19 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from mbank.gates.content import content_from
-from mbank.gates.documents import document_to_write
+from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_if_changed
-from mbank.reducers.report import closing, headline
+from mbank.reducers.report import closing, finished, headline
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import TEXT_LIMIT, CliArg, Published, WriteTool, content_flags
 
 TOOL = "bank_rewrite"
 PREVIEW_LINES = 20
@@ -61,10 +64,20 @@ def heading_warnings(body: str, title: str) -> list[str]:
     return []
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class RewriteArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_rewrite`."""
+
+    path: Annotated[str, Published(required=True)] = ""
+    body: Annotated[str | None, Published(max_length=TEXT_LIMIT)] = None
+    body_file: Annotated[str | None, Published(words="bodyFile")] = None
+    dry_run: bool = False
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent[RewriteArgs, DocumentFacts]) -> PlanOutcome:
     """Gates of §7 in order, then one replace op (or none: the same body) and the result."""
-    doc = document_to_write(snapshot, intent, str(intent.arguments.get("path", "")))
-    supplied = content_from(intent, "body", "bodyFile", "body") or ""
+    args = intent.args
+    doc = document_to_write(snapshot, intent.facts, args.path)
+    supplied = content_from(args.body, args.body_file, intent.files, "body") or ""
     if not supplied.strip():
         raise refuse(
             "body-required",
@@ -107,3 +120,20 @@ def format_rewrite(result: dict[str, Any]) -> str:
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     lines.extend(["--- preview ---", result["preview"]])
     return closing(lines, result, empty_diff=False)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="rewrite",
+    help="replace the whole body; frontmatter and index kept",
+    args=RewriteArgs,
+    facts=DocumentFacts,
+    fact_paths=document_fact_paths,
+    gate_and_plan=gate_and_plan,
+    shape=finished("rewritten", warnings_always=True),
+    render=format_rewrite,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH"),
+        *content_flags("body"),
+    ),
+)

@@ -22,9 +22,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from mbank.gates.documents import document_to_write
+import msgspec
+
+from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.gates.fields import (
     refuse_governance_list,
     refuse_identity,
@@ -40,8 +42,9 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import load_yaml, scalar_text, scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import document_text, replace_document
-from mbank.reducers.report import closing, unchanged
+from mbank.reducers.report import closing, finished, unchanged
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import CliArg, Published, WriteTool
 
 TOOL = "bank_set_field"
 PLAIN, SINGLE, DOUBLE = "plain", "single", "double"
@@ -257,13 +260,21 @@ def _result(
     return result
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class SetFieldArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_set_field`."""
+
+    path: Annotated[str, Published(required=True)] = ""
+    field: Annotated[str, Published(min_length=1, required=True)] = ""
+    value: Annotated[str, Published(max_length=2000, required=True)] = ""
+    dry_run: bool = False
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent[SetFieldArgs, DocumentFacts]) -> PlanOutcome:
     """Gates of §9 in order, then the document's replace op and its index ops."""
-    arguments = intent.arguments
-    doc = document_to_write(snapshot, intent, str(arguments.get("path", "")))
-    field = str(arguments.get("field", ""))
-    raw_value = arguments.get("value")
-    value = raw_value if isinstance(raw_value, str) else ""
+    args = intent.args
+    doc = document_to_write(snapshot, intent.facts, args.path)
+    field = args.field
+    value = args.value
     require_key(field)
     refuse_status(field)
     refuse_identity(field)
@@ -346,3 +357,21 @@ def format_set_field(result: dict[str, Any]) -> str:
             lines.append("heading renamed")
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     return closing(lines, result, empty_diff=False)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="set-field",
+    help="change one scalar value in the frontmatter",
+    args=SetFieldArgs,
+    facts=DocumentFacts,
+    fact_paths=document_fact_paths,
+    gate_and_plan=gate_and_plan,
+    shape=finished("changed"),
+    render=format_set_field,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH"),
+        CliArg(("field",), "field", metavar="FIELD"),
+        CliArg(("value",), "value", metavar="VALUE"),
+    ),
+)

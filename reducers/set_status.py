@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from mbank.gates.documents import document_to_write
+import msgspec
+
+from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.gates.status import (
     ARCHIVED,
     check_activation,
@@ -32,9 +34,10 @@ from mbank.gates.status import (
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scalar_text, split_frontmatter
 from mbank.plan import document_text, replace_document
-from mbank.reducers.report import closing, unchanged
+from mbank.reducers.report import closing, finished, unchanged
 from mbank.reducers.set_field import frontmatter_close, key_line, reads_plain
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import CliArg, Published, WriteTool
 
 TOOL = "bank_set_status"
 _LIST_ITEM = re.compile(r"^\s*-(\s|$)")
@@ -82,15 +85,23 @@ def set_status_line(lines: list[str], close: int, to: str) -> None:
     lines[at:end] = [status_line(to)]
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class SetStatusArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_set_status`."""
+
+    path: Annotated[str, Published(required=True)] = ""
+    status: Annotated[str, Published(min_length=1, required=True)] = ""
+    release_canonical: Annotated[bool, Published(words="releaseCanonical")] = False
+    dry_run: bool = False
+
+
+def gate_and_plan(snapshot: Snapshot, intent: Intent[SetStatusArgs, DocumentFacts]) -> PlanOutcome:
     """Gates of §8 in order, then the one replace op and the result fields."""
-    arguments = intent.arguments
-    doc = document_to_write(snapshot, intent, str(arguments.get("path", "")))
+    args = intent.args
+    doc = document_to_write(snapshot, intent.facts, args.path)
     refuse_inbox(doc)
-    requested = arguments.get("status")
-    to = requested.strip() if isinstance(requested, str) else ""
+    to = args.status.strip()
     require_status(to)
-    release = arguments.get("releaseCanonical") is True
+    release = args.release_canonical
     release_only_when_archiving(release, to)
     text = document_text(snapshot, doc.path)
     require_frontmatter(doc, split_frontmatter(text).unclosed)
@@ -137,3 +148,26 @@ def format_set_status(result: dict[str, Any]) -> str:
             lines.append(f"released: {', '.join(result['released'])}")
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     return closing(lines, result, empty_diff=False)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="set-status",
+    help="move a document to another lifecycle status",
+    args=SetStatusArgs,
+    facts=DocumentFacts,
+    fact_paths=document_fact_paths,
+    gate_and_plan=gate_and_plan,
+    shape=finished("changed", warnings_always=True),
+    render=format_set_status,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH"),
+        CliArg(("status",), "status", metavar="STATUS"),
+        CliArg(
+            ("--release-canonical",),
+            "releaseCanonical",
+            kind="flag",
+            help="archiving only: give up the canonical_for keys in the same write",
+        ),
+    ),
+)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from mbank.model import (
     AnyFileOp,
     CreateFile,
@@ -28,6 +30,27 @@ from mbank.snapshot import Snapshot
 
 UNDO_TOOL = "undo"
 ACTIONS = {"replace": "restored", "create": "deleted", "delete": "recreated"}
+
+
+class UndoArgs(msgspec.Struct, frozen=True, kw_only=True):
+    """The arguments of `mbank undo`: the record to revert (None: the newest)."""
+
+    id: str | None = None
+
+
+class UndoJournal(msgspec.Struct, frozen=True):
+    """What the journal holds for undo: the records (oldest first), the current sha256 of
+    each path the target touched (None: absent) and the pre-images kept (sha256 → bytes)."""
+
+    records: tuple[JournalRecord, ...]
+    current: dict[str, str | None]
+    objects: dict[str, bytes]
+
+
+class UndoFacts(msgspec.Struct, frozen=True):
+    """The outside facts of `mbank undo`."""
+
+    undo: UndoJournal
 
 
 def _is_undone(record_id: str, undoers: Mapping[str, list[str]], seen: frozenset[str]) -> bool:
@@ -115,11 +138,10 @@ def plan_undo(
     )
 
 
-def gate_and_plan_undo(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+def gate_and_plan_undo(snapshot: Snapshot, intent: Intent[UndoArgs, UndoFacts]) -> PlanOutcome:
     """The engine's entry for undo: the facts come from `journal.undo_facts` via the intent."""
-    facts = intent.facts["undo"]
-    record_id = intent.arguments.get("id")
-    return plan_undo(facts["records"], record_id, facts["current"], facts["objects"])
+    journal = intent.facts.undo
+    return plan_undo(journal.records, intent.args.id, journal.current, journal.objects)
 
 
 def undo_result(result: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,17 +19,20 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from mbank.gates.content import content_from
-from mbank.gates.documents import document_to_write
+from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_if_changed
-from mbank.reducers.report import closing, headline
+from mbank.reducers.report import closing, finished, headline
 from mbank.sections import match_section
 from mbank.snapshot import Snapshot
+from mbank.write_declaration import TEXT_LIMIT, CliArg, Published, WriteTool, content_flags
 
 TOOL = "bank_update_section"
 MODES = ("replace", "append")
@@ -55,25 +58,37 @@ def rewrite_section(
     return _BLANK_RUN.sub("\n\n", new).rstrip() + "\n", block
 
 
-def gate_and_plan(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
+class UpdateSectionArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_update_section`."""
+
+    path: Annotated[str, Published(required=True)] = ""
+    section: Annotated[str, Published(words="section", required=True)] = ""
+    content: Annotated[str | None, Published(min_length=1, max_length=TEXT_LIMIT)] = None
+    content_file: Annotated[str | None, Published(words="contentFile")] = None
+    mode: Literal["replace", "append"] = "replace"
+    dry_run: bool = False
+
+
+def gate_and_plan(
+    snapshot: Snapshot, intent: Intent[UpdateSectionArgs, DocumentFacts]
+) -> PlanOutcome:
     """Gates of §6 in order, then one replace op (or none) and the result fields."""
-    arguments = intent.arguments
-    doc = document_to_write(snapshot, intent, str(arguments.get("path", "")))
-    wanted = arguments.get("section")
-    target = wanted if isinstance(wanted, str) else ""
+    args = intent.args
+    doc = document_to_write(snapshot, intent.facts, args.path)
+    target = args.section
     if not target.strip():
         raise refuse(
             "section-required",
             "`section` is required: this tool writes one named section, never a whole document.",
         )
-    supplied = content_from(intent, "content", "contentFile", "content") or ""
+    supplied = content_from(args.content, args.content_file, intent.files, "content") or ""
     if not supplied.strip():
         raise refuse(
             "content-required",
             "`content` is empty. To remove a section, edit the document by hand and say so.",
         )
     section = match_section(doc, target)
-    mode = arguments.get("mode") or "replace"
+    mode = args.mode or "replace"
     if mode not in MODES:
         raise refuse("mode-unknown", f'`mode` is "replace" or "append", not "{mode}".')
     text = document_text(snapshot, doc.path)
@@ -108,3 +123,22 @@ def format_update_section(result: dict[str, Any]) -> str:
     lines.extend(f"warning: {warning}" for warning in result.get("warnings", ()))
     lines.extend(["--- preview ---", result["preview"].rstrip("\n")])
     return closing(lines, result, empty_diff=False)
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="update-section",
+    help="replace or append to one ## section",
+    args=UpdateSectionArgs,
+    facts=DocumentFacts,
+    fact_paths=document_fact_paths,
+    gate_and_plan=gate_and_plan,
+    shape=finished("updated"),
+    render=format_update_section,
+    cli=(
+        CliArg(("path",), "path", metavar="PATH"),
+        CliArg(("section",), "section", metavar="SECTION"),
+        *content_flags("content"),
+        CliArg(("--mode",), "mode", choices=MODES, default="replace"),
+    ),
+)

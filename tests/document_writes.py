@@ -11,22 +11,22 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import write_calls
 from planners import Clock, Ids
 
-from mbank import write_tools
 from mbank.model import RefusalError
 from mbank.plan import plan_data
 from mbank.snapshot import Bank
-from mbank.writes import GateAndPlan, execute
+from mbank.writes import GateAndPlan
 
 Shell = Callable[..., dict[str, Any]]
 
 SHELLS: dict[str, Shell] = {
-    "bank_edit": write_tools.edit,
-    "bank_update_section": write_tools.update_section,
-    "bank_rewrite": write_tools.rewrite,
-    "bank_set_status": write_tools.set_status,
-    "bank_set_field": write_tools.set_field,
+    "bank_edit": write_calls.edit,
+    "bank_update_section": write_calls.update_section,
+    "bank_rewrite": write_calls.rewrite,
+    "bank_set_status": write_calls.set_status,
+    "bank_set_field": write_calls.set_field,
 }
 
 
@@ -57,7 +57,7 @@ class Writer:
     def call(
         self, tool: str, arguments: Mapping[str, Any], *, dry_run: bool = False
     ) -> dict[str, Any]:
-        """The tool's full result through its shell in `mbank.write_tools`."""
+        """The tool's full result through the write runner (`write_calls`)."""
         return SHELLS[tool](self.bank, dict(arguments), dry_run=dry_run, **self.engine())
 
     def refusal(self, tool: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
@@ -77,15 +77,7 @@ class Writer:
         self, gate_and_plan: GateAndPlan, tool: str, arguments: Mapping[str, Any]
     ) -> dict[str, Any]:
         """The dry-run plan (content as text), diff and result, normalised for a snapshot."""
-        outcome = execute(
-            self.bank,
-            tool,
-            dict(arguments),
-            gate_and_plan,
-            dry_run=True,
-            gather_facts=write_tools.document_facts(self.bank, arguments.get("path")),
-            **self.engine(),
-        )
+        outcome = write_calls.outcome(tool, self.bank, dict(arguments), **self.engine())
         data = {
             "plan": plan_data(outcome.plan),
             "diff": outcome.diff,

@@ -134,7 +134,7 @@ def register(index_text: str, index_path: str, doc_path: str, title: str, purpos
 
 def plan_create_registered(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     """Create `arguments.path` and append its line to `arguments.index` (2 ops)."""
-    args = intent.arguments
+    args = intent.args
     path, index = args["path"], args["index"]
     if path in snapshot.docs:
         from mbank.paths import refuse
@@ -163,7 +163,7 @@ def plan_create_registered(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
 
 def plan_new_section(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     """A document in a new section: the document, the section index, the root index (3 ops)."""
-    args = intent.arguments
+    args = intent.args
     path = args["path"]
     section = path.split("/", 1)[0]
     section_index = f"{section}/README.md"
@@ -198,7 +198,7 @@ def plan_new_section(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
 
 def plan_move(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     """A promotion-like move: create the destination, register it, delete the source."""
-    args = intent.arguments
+    args = intent.args
     source, target, index = args["from"], args["to"], args["index"]
     doc = snapshot.docs[source]
     ops: list[AnyFileOp] = [
@@ -228,11 +228,11 @@ def plan_discard(snapshot: Snapshot, intent: Intent) -> PlanOutcome:
     """Delete `arguments.path` with a reason, like bank_discard."""
     from mbank.model import JournalNotes
 
-    path = intent.arguments["path"]
+    path = intent.args["path"]
     doc = snapshot.docs[path]
     return PlanOutcome(
         plan=Plan(intent.tool, (delete_document(snapshot, path),)),
-        notes=JournalNotes(reason=intent.arguments["reason"], title=doc.title, purpose=doc.purpose),
+        notes=JournalNotes(reason=intent.args["reason"], title=doc.title, purpose=doc.purpose),
     )
 
 

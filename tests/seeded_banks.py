@@ -14,22 +14,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import write_calls
 from document_writes import apply_diff, normalise
 from planners import Clock, Ids
 
-from mbank import write_tools
 from mbank.model import RefusalError
 from mbank.plan import plan_data
-from mbank.reducers import init as init_reducer
-from mbank.reducers import materialize_flows as materialize_reducer
 from mbank.snapshot import Bank
-from mbank.writes import GatherFacts, execute
 
 NAME = "ebook_parser"
 
 
 class Seeder:
-    """One bank root written through `mbank.write_tools` with a deterministic clock and ids."""
+    """One bank root written through the write runner with a deterministic clock and ids."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -41,10 +38,10 @@ class Seeder:
         return {"clock": self.clock, "make_id": self.ids, "cwd": str(self.root.parent)}
 
     def init(self, name: str = NAME, **arguments: Any) -> dict[str, Any]:
-        return write_tools.init(self.bank, {"name": name, **arguments}, **self.engine())
+        return write_calls.init(self.bank, {"name": name, **arguments}, **self.engine())
 
     def materialize(self, **arguments: Any) -> dict[str, Any]:
-        return write_tools.materialize_flows(self.bank, dict(arguments), **self.engine())
+        return write_calls.materialize_flows(self.bank, dict(arguments), **self.engine())
 
     def call(self, shell: Any, arguments: Mapping[str, Any], *, dry_run: bool = False) -> Any:
         return shell(self.bank, dict(arguments), dry_run=dry_run, **self.engine())
@@ -64,23 +61,7 @@ class Seeder:
 
     def planned(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The dry-run plan (content as text), diff, result and warnings, normalised."""
-        gate_and_plan: Any
-        gather: GatherFacts
-        if tool == init_reducer.TOOL:
-            gate_and_plan, gather = init_reducer.gate_and_plan, write_tools.init_facts(self.bank)
-        else:
-            gate_and_plan = materialize_reducer.gate_and_plan
-            gather = write_tools.materialize_facts(self.bank)
-        outcome = execute(
-            self.bank,
-            tool,
-            dict(arguments),
-            gate_and_plan,
-            dry_run=True,
-            gather_facts=gather,
-            create_root=tool == init_reducer.TOOL,
-            **self.engine(),
-        )
+        outcome = write_calls.outcome(tool, self.bank, dict(arguments), **self.engine())
         data = {
             "plan": plan_data(outcome.plan),
             "diff": outcome.diff,

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import write_calls
 from fixture_banks import copy_fixture
 from planners import Clock, Ids
 
-from mbank import write_tools
 from mbank.drift import drift
 from mbank.graph import graph
 from mbank.model import RefusalError
@@ -86,33 +86,33 @@ def shared_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
 PATH_PARAMETERS: dict[str, Call] = {
     "read": lambda bank, p: read(bank.refresh(), p, relative=relative(bank)),
     "graph": lambda bank, p: graph(bank.refresh(), p, relative=relative(bank)),
-    "create": lambda bank, p: write_tools.create(
+    "create": lambda bank, p: write_calls.create(
         bank,
         {"path": p, "docKind": "domain", "title": "T", "purpose": "P.", "status": "draft"},
         **engine(bank),
     ),
-    "edit": lambda bank, p: write_tools.edit(
+    "edit": lambda bank, p: write_calls.edit(
         bank, {"path": p, "find": "a", "replace": "b"}, **engine(bank)
     ),
-    "update_section": lambda bank, p: write_tools.update_section(
+    "update_section": lambda bank, p: write_calls.update_section(
         bank, {"path": p, "section": "Body", "content": "c"}, **engine(bank)
     ),
-    "rewrite": lambda bank, p: write_tools.rewrite(
+    "rewrite": lambda bank, p: write_calls.rewrite(
         bank, {"path": p, "body": "# X\n"}, **engine(bank)
     ),
-    "set_status": lambda bank, p: write_tools.set_status(
+    "set_status": lambda bank, p: write_calls.set_status(
         bank, {"path": p, "status": "active"}, **engine(bank)
     ),
-    "set_field": lambda bank, p: write_tools.set_field(
+    "set_field": lambda bank, p: write_calls.set_field(
         bank, {"path": p, "field": "owner", "value": "x"}, **engine(bank)
     ),
-    "promote.path": lambda bank, p: write_tools.promote(
+    "promote.path": lambda bank, p: write_calls.promote(
         bank, {"path": p, "to": "domain/promoted.md"}, **engine(bank)
     ),
-    "promote.to": lambda bank, p: write_tools.promote(
+    "promote.to": lambda bank, p: write_calls.promote(
         bank, {"path": NOTE, "to": p}, **engine(bank)
     ),
-    "discard": lambda bank, p: write_tools.discard(
+    "discard": lambda bank, p: write_calls.discard(
         bank, {"path": p, "reason": "A duplicate."}, **engine(bank)
     ),
 }
@@ -380,7 +380,7 @@ def test_a_sibling_directory_sharing_the_roots_prefix_is_no_scope(
 FileCall = Callable[[Bank, dict[str, Any]], Any]
 FILE_TOOLS: dict[str, tuple[FileCall, str]] = {
     "create": (
-        lambda bank, extra: write_tools.create(
+        lambda bank, extra: write_calls.create(
             bank,
             {
                 "path": "domain/from-file.md",
@@ -395,13 +395,13 @@ FILE_TOOLS: dict[str, tuple[FileCall, str]] = {
         "body",
     ),
     "rewrite": (
-        lambda bank, extra: write_tools.rewrite(
+        lambda bank, extra: write_calls.rewrite(
             bank, {"path": "domain/rules.md", **extra}, **engine(bank)
         ),
         "body",
     ),
     "update_section": (
-        lambda bank, extra: write_tools.update_section(
+        lambda bank, extra: write_calls.update_section(
             bank,
             {"path": "domain/rules.md", "section": "Thresholds", **extra},
             **engine(bank),
@@ -587,12 +587,12 @@ BOM = b"\xef\xbb\xbf"
     ("tool", "arguments", "expected"),
     [
         (
-            write_tools.set_field,
+            write_calls.set_field,
             {"field": "owner", "value": "platform"},
             b"owner: platform\r\n",
         ),
         (
-            write_tools.edit,
+            write_calls.edit,
             {"find": "L1 rejects below 60.", "replace": "L1 rejects below 50."},
             b"L1 rejects below 50. A job",
         ),

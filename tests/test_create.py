@@ -11,20 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import write_calls
 from planners import Clock, Ids
 
-from mbank import write_tools
 from mbank.catalogue import SECTION_PLACEHOLDER, seed_files, shipped_templates
 from mbank.cli import main
 from mbank.journal import read_records, record_data
 from mbank.model import RefusalError
 from mbank.parse import parse_text
 from mbank.plan import plan_data
-from mbank.reducers.create import TOOL, gate_and_plan
+from mbank.reducers.create import TOOL
 from mbank.route import route_header_only
 from mbank.snapshot import Bank
 from mbank.validate import findings
-from mbank.writes import execute, run_undo
+from mbank.writes import run_undo
 
 TODAY = "2026-09-14"
 ADR = "adr/ADR-20260914T120000Z-two-formats-one-model.md"
@@ -45,7 +45,7 @@ def seeded(tmp_path: Path) -> Path:
 
 
 def create(root: Path, dry_run: bool = False, **arguments: Any) -> dict[str, Any]:
-    return write_tools.create(
+    return write_calls.create(
         Bank(root), arguments, dry_run=dry_run, clock=Clock(), make_id=Ids(), cwd=str(root.parent)
     )
 
@@ -59,16 +59,8 @@ def refused(root: Path, **arguments: Any) -> tuple[str, str]:
 def planned(root: Path, **arguments: Any) -> dict[str, Any]:
     """The plan of a create as plain data (content as text), from a dry run of the engine."""
     bank = Bank(root)
-    outcome = execute(
-        bank,
-        TOOL,
-        arguments,
-        gate_and_plan,
-        dry_run=True,
-        gather_facts=write_tools.create_facts(bank, arguments),
-        clock=Clock(),
-        make_id=Ids(),
-        cwd=str(root.parent),
+    outcome = write_calls.outcome(
+        TOOL, bank, arguments, clock=Clock(), make_id=Ids(), cwd=str(root.parent)
     )
     return plan_data(outcome.plan)
 
@@ -1081,7 +1073,7 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
         return result
 
     accepted(
-        write_tools.create,
+        write_calls.create,
         docKind="domain",
         path="domain/model.md",
         title="Domain Model",
@@ -1090,7 +1082,7 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
         body="Books and chapters.\n\n## Entities\n\nBook.\n\n## Relations\n\nOne book.",
     )
     accepted(
-        write_tools.create,
+        write_calls.create,
         docKind="domain",
         path="domain/rules.md",
         title="Domain Rules",
@@ -1099,9 +1091,9 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
         canonicalFor=["filter_thresholds"],
         body="Rules.\n\n## Thresholds\n\nBelow 60.\n\n## Invariants\n\nFirst.",
     )
-    accepted(write_tools.create, **{**ADR_ARGS, "derivedFrom": ["../domain/model.md"]})
+    accepted(write_calls.create, **{**ADR_ARGS, "derivedFrom": ["../domain/model.md"]})
     accepted(
-        write_tools.create,
+        write_calls.create,
         docKind="engineering",
         path="engineering/architecture.md",
         title="Architecture",
@@ -1110,7 +1102,7 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
         derivedFrom=["../domain/rules.md"],
     )
     brief = accepted(
-        write_tools.create,
+        write_calls.create,
         docKind="feature",
         path="features/FT-001/brief.md",
         title="FT-001 Brief",
@@ -1125,10 +1117,10 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
     ):
         before = zero_findings(seeded)
         with pytest.raises(RefusalError):
-            write_tools.create(bank, {**BASE, **refusal}, **session)
+            write_calls.create(bank, {**BASE, **refusal}, **session)
         assert zero_findings(seeded) == before
     note = accepted(
-        write_tools.create,
+        write_calls.create,
         docKind="domain",
         path="terms.md",
         title="Terms",
@@ -1136,16 +1128,16 @@ def test_the_generated_tier_flow_stays_at_zero_findings_and_undoes_a_new_section
         inbox=True,
         body="See [the model](../domain/model.md).",
     )
-    accepted(write_tools.promote, path=note["path"], to="domain/terms.md", derivedFrom=["model.md"])
-    accepted(write_tools.create, docKind="domain", path="n.md", title="N", purpose="N.", inbox=True)
-    accepted(write_tools.discard, path="_inbox/n.md", reason="A duplicate.")
+    accepted(write_calls.promote, path=note["path"], to="domain/terms.md", derivedFrom=["model.md"])
+    accepted(write_calls.create, docKind="domain", path="n.md", title="N", purpose="N.", inbox=True)
+    accepted(write_calls.discard, path="_inbox/n.md", reason="A duplicate.")
     for path, text in shipped_templates().items():
         (seeded / path).parent.mkdir(parents=True, exist_ok=True)
         (seeded / path).write_text(text.replace("## Problem", "## Our Problem"), encoding="utf-8")
     assert zero_findings(seeded) == []
     root_before = read(seeded, "README.md")
     epic = accepted(
-        write_tools.create,
+        write_calls.create,
         docKind="epic",
         path="epics/EP-001/charter.md",
         title="Parser Epic",
@@ -1189,7 +1181,7 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
             ("epic", "epics/EP-999/charter.md"),
         ):
             up = "../" * (path.count("/"))
-            result = write_tools.create(
+            result = write_calls.create(
                 bank,
                 {
                     "docKind": kind,
@@ -1204,7 +1196,7 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
             assert len(result["registeredIn"]) == 1, (name, path)
             index = read(root, result["registeredIn"][0])
             assert f"Probe {kind}" in index, (name, path)
-        note = write_tools.create(
+        note = write_calls.create(
             bank,
             {
                 "docKind": "domain",
@@ -1215,7 +1207,7 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
             },
             **engine,
         )
-        write_tools.promote(
+        write_calls.promote(
             bank,
             {
                 "path": note["path"],
@@ -1224,12 +1216,12 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
             },
             **engine,
         )
-        write_tools.create(
+        write_calls.create(
             bank,
             {"docKind": "domain", "path": "m.md", "title": "M", "purpose": "M.", "inbox": True},
             **engine,
         )
-        write_tools.discard(bank, {"path": "_inbox/m.md", "reason": "A probe."}, **engine)
+        write_calls.discard(bank, {"path": "_inbox/m.md", "reason": "A probe."}, **engine)
         errors_after = {f for f in findings(bank.refresh()) if f.severity == "error"}
         assert {(f.rule, f.path, f.message) for f in errors_after} <= {
             (f.rule, f.path, f.message) for f in errors_before

@@ -11,19 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import write_calls
 from planners import Clock, Ids
 
-from mbank import write_tools
 from mbank.catalogue import seed_files
 from mbank.cli import main
 from mbank.inbox import format_inbox, inbox_listing
 from mbank.journal import read_object, read_records, record_data
 from mbank.model import RefusalError
 from mbank.plan import plan_data
-from mbank.reducers.discard import TOOL, gate_and_plan
+from mbank.reducers.discard import TOOL
 from mbank.snapshot import Bank
 from mbank.validate import findings
-from mbank.writes import execute, run_undo
+from mbank.writes import run_undo
 
 TODAY = "2026-09-14"
 NOTE = "---\ntitle: Stale Idea\ndoc_kind: domain\npurpose: An idea nobody needs.\n---\n# Stale\n"
@@ -46,7 +46,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def discard(root: Path, dry_run: bool = False, **arguments: Any) -> dict[str, Any]:
-    return write_tools.discard(Bank(root), arguments, dry_run=dry_run, clock=Clock(), make_id=Ids())
+    return write_calls.discard(Bank(root), arguments, dry_run=dry_run, clock=Clock(), make_id=Ids())
 
 
 def refused(root: Path, **arguments: Any) -> tuple[str, str]:
@@ -58,16 +58,7 @@ def refused(root: Path, **arguments: Any) -> tuple[str, str]:
 def test_plan_discard(root: Path, snapshot: Any) -> None:
     arguments = {"path": "_inbox/idea.md", "reason": "  Folded into domain/model.md.  "}
     bank = Bank(root)
-    outcome = execute(
-        bank,
-        TOOL,
-        arguments,
-        gate_and_plan,
-        dry_run=True,
-        gather_facts=write_tools.discard_facts(bank, arguments),
-        clock=Clock(),
-        make_id=Ids(),
-    )
+    outcome = write_calls.outcome(TOOL, bank, arguments, clock=Clock(), make_id=Ids())
     result = discard(root, dry_run=True, **arguments)
     recorded = json.loads(
         json.dumps({"plan": plan_data(outcome.plan), "result": result}).replace(str(root), "<ROOT>")

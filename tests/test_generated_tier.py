@@ -18,12 +18,13 @@ from typing import Any
 
 import msgspec
 import pytest
+import write_calls
 from fixture_banks import TODAY
 from git_history import commit_all, init_repo
 from planners import tree_bytes
 from seeded_banks import NAME, Seeder, patched, tree_texts
 
-from mbank import catalogue, write_tools
+from mbank import catalogue
 from mbank.changed import changed
 from mbank.contract_diff import contract_diff
 from mbank.graph import graph
@@ -163,10 +164,10 @@ def build(base: Path) -> Generated:
     bank = Generated(base)
 
     # 1. init
-    bank.write("init", write_tools.init, {"name": NAME})
+    bank.write("init", write_calls.init, {"name": NAME})
 
     # 2. the first documents, only through bank_create
-    create = write_tools.create
+    create = write_calls.create
     bank.write(
         "create domain/model.md",
         create,
@@ -269,17 +270,17 @@ def build(base: Path) -> Generated:
     # 6. every other write tool once, in the spec's order
     bank.write(
         "edit domain/model.md",
-        write_tools.edit,
+        write_calls.edit,
         {"path": "domain/model.md", "find": MODEL_OLD_SENTENCE, "replace": MODEL_NEW_SENTENCE},
     )
     bank.write(
         "update_section replace",
-        write_tools.update_section,
+        write_calls.update_section,
         {"path": "domain/rules.md", "section": "Thresholds", "content": THRESHOLDS},
     )
     bank.write(
         "update_section append",
-        write_tools.update_section,
+        write_calls.update_section,
         {
             "path": "domain/rules.md",
             "section": "Exceptions",
@@ -289,17 +290,17 @@ def build(base: Path) -> Generated:
     )
     bank.write(
         "rewrite engineering/architecture.md",
-        write_tools.rewrite,
+        write_calls.rewrite,
         {"path": "engineering/architecture.md", "body": ARCHITECTURE_BODY},
     )
     bank.write(
         "set_field purpose",
-        write_tools.set_field,
+        write_calls.set_field,
         {"path": "domain/glossary.md", "field": "purpose", "value": GLOSSARY_PURPOSE},
     )
     bank.write(
         "set_status active",
-        write_tools.set_status,
+        write_calls.set_status,
         {"path": "domain/model.md", "status": "active"},
     )
     bank.write(
@@ -316,7 +317,7 @@ def build(base: Path) -> Generated:
     )
     bank.write(
         "promote it",
-        write_tools.promote,
+        write_calls.promote,
         {"path": "_inbox/terms.md", "to": "domain/terms.md", "derivedFrom": ["model.md"]},
     )
     bank.write(
@@ -332,10 +333,10 @@ def build(base: Path) -> Generated:
     )
     bank.write(
         "discard it",
-        write_tools.discard,
+        write_calls.discard,
         {"path": "_inbox/idea.md", "reason": "Caching is out of scope for now."},
     )
-    bank.write("materialize_flows", write_tools.materialize_flows, {})
+    bank.write("materialize_flows", write_calls.materialize_flows, {})
     bank.write(
         "create the first epic",
         create,

@@ -12,18 +12,27 @@ import os
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+import write_calls
 from document_writes import normalise
 from fixture_banks import TODAY
 from planners import Clock, Ids
 from seeded_banks import NAME, Seeder, patched, tree_texts
 
-from mbank import catalogue, write_tools
-from mbank.gates.init import SEED_TARGETS_FACT, SeedTarget
+from mbank import catalogue
+from mbank.gates.init import SeedTarget
 from mbank.journal import read_records
 from mbank.model import Intent, RefusalError
 from mbank.plan import sha256_hex
-from mbank.reducers.init import SEED_PATHS, format_init, gate_and_plan, seeded_documents
+from mbank.reducers.init import (
+    SEED_PATHS,
+    InitArgs,
+    InitFacts,
+    format_init,
+    gate_and_plan,
+    seeded_documents,
+)
 from mbank.snapshot import Bank, Snapshot
 from mbank.validate import findings
 
@@ -146,7 +155,7 @@ def test_a_name_of_exactly_100_characters_is_accepted(seeder: Seeder) -> None:
 def test_the_first_create_in_a_fresh_bank_is_clean(seeder: Seeder) -> None:
     seeder.init()
     result = seeder.call(
-        write_tools.create,
+        write_calls.create,
         {
             "path": "engineering/architecture.md",
             "title": "Architecture",
@@ -203,7 +212,7 @@ def test_a_blank_name_is_refused(
     name: str, seeder: Seeder, tmp_path: Path, assert_unchanged: Any
 ) -> None:
     with assert_unchanged(tmp_path):
-        assert seeder.refusal(write_tools.init, {"name": name}) == (
+        assert seeder.refusal(write_calls.init, {"name": name}) == (
             "name-required",
             "`name` is required: it goes into the root index.",
         )
@@ -211,7 +220,7 @@ def test_a_blank_name_is_refused(
 
 
 def test_a_missing_name_is_refused_like_a_blank_one(seeder: Seeder, tmp_path: Path) -> None:
-    assert seeder.refusal(write_tools.init, {})[0] == "name-required"
+    assert seeder.refusal(write_calls.init, {})[0] == "name-required"
 
 
 @pytest.mark.parametrize("name", ["ebook\nparser", "ebook\r\nparser", "ebook\rparser", "a\u2028b"])
@@ -219,7 +228,7 @@ def test_a_name_with_a_line_break_is_refused(
     name: str, seeder: Seeder, tmp_path: Path, assert_unchanged: Any
 ) -> None:
     with assert_unchanged(tmp_path):
-        assert seeder.refusal(write_tools.init, {"name": name}) == (
+        assert seeder.refusal(write_calls.init, {"name": name}) == (
             "name-multiline",
             "`name` must fit on one line: it is the project's name.",
         )
@@ -229,7 +238,7 @@ def test_a_name_over_100_characters_is_refused(
     seeder: Seeder, tmp_path: Path, assert_unchanged: Any
 ) -> None:
     with assert_unchanged(tmp_path):
-        assert seeder.refusal(write_tools.init, {"name": "x" * 101}) == (
+        assert seeder.refusal(write_calls.init, {"name": "x" * 101}) == (
             "name-too-long",
             "`name` is 101 characters; keep it to 100 or fewer: it is a heading, not a "
             "description.",
@@ -240,7 +249,7 @@ def test_a_root_that_is_a_file_is_refused(tmp_path: Path, assert_unchanged: Any)
     root = tmp_path / "bank"
     root.write_text("not a directory\n")
     with assert_unchanged(tmp_path):
-        assert Seeder(root).refusal(write_tools.init, {"name": NAME}) == (
+        assert Seeder(root).refusal(write_calls.init, {"name": NAME}) == (
             "root-not-directory",
             f"The bank root {root} exists and is not a directory.",
         )
@@ -249,7 +258,7 @@ def test_a_root_that_is_a_file_is_refused(tmp_path: Path, assert_unchanged: Any)
 def test_a_blank_name_is_refused_before_a_root_that_is_a_file(tmp_path: Path) -> None:
     root = tmp_path / "bank"
     root.write_text("x")
-    assert Seeder(root).refusal(write_tools.init, {"name": " "})[0] == "name-required"
+    assert Seeder(root).refusal(write_calls.init, {"name": " "})[0] == "name-required"
 
 
 def test_a_bank_with_documents_is_refused_without_force(
@@ -259,7 +268,7 @@ def test_a_bank_with_documents_is_refused_without_force(
     write(root, "notes/a.md", note("A"))
     write(root, "notes/b.md", note("B"))
     with assert_unchanged(tmp_path):
-        assert Seeder(root).refusal(write_tools.init, {"name": NAME}) == (
+        assert Seeder(root).refusal(write_calls.init, {"name": NAME}) == (
             "bank-not-empty",
             "This bank already holds 2 documents. Refusing to seed over them; pass force to "
             "override.",
@@ -269,14 +278,14 @@ def test_a_bank_with_documents_is_refused_without_force(
 def test_a_second_init_is_refused(seeder: Seeder, assert_unchanged: Any) -> None:
     seeder.init()
     with assert_unchanged(seeder.root):
-        reason, message = seeder.refusal(write_tools.init, {"name": NAME})
+        reason, message = seeder.refusal(write_calls.init, {"name": NAME})
     assert reason == "bank-not-empty"
     assert message.startswith("This bank already holds 24 documents.")
 
 
 def test_a_name_is_checked_before_the_bank_is_found_not_empty(seeder: Seeder) -> None:
     seeder.init()
-    assert seeder.refusal(write_tools.init, {"name": ""})[0] == "name-required"
+    assert seeder.refusal(write_calls.init, {"name": ""})[0] == "name-required"
 
 
 def test_a_missing_starter_set_is_refused(
@@ -284,7 +293,7 @@ def test_a_missing_starter_set_is_refused(
 ) -> None:
     monkeypatch.setattr(catalogue, "starter_files", lambda: {})
     with assert_unchanged(tmp_path):
-        assert seeder.refusal(write_tools.init, {"name": NAME}) == (
+        assert seeder.refusal(write_calls.init, {"name": NAME}) == (
             "starter-missing",
             f"Starter set not found at {catalogue.starter_location()}. The server package is "
             "incomplete.",
@@ -299,8 +308,8 @@ def test_an_incomplete_starter_set_is_refused_after_the_bank_check(
     monkeypatch.setattr(catalogue, "starter_files", lambda: starter)
     root = tmp_path / "bank"
     write(root, "notes/a.md", note("A"))
-    assert Seeder(root).refusal(write_tools.init, {"name": NAME})[0] == "bank-not-empty"
-    assert Seeder(root).refusal(write_tools.init, {"name": NAME, "force": True})[0] == (
+    assert Seeder(root).refusal(write_calls.init, {"name": NAME})[0] == "bank-not-empty"
+    assert Seeder(root).refusal(write_calls.init, {"name": NAME, "force": True})[0] == (
         "starter-missing"
     )
 
@@ -314,7 +323,7 @@ def test_a_seed_directory_leading_out_of_the_bank_is_refused(
     outside.mkdir()
     (root / "dna").symlink_to(outside)
     with assert_unchanged(tmp_path):
-        assert Seeder(root).refusal(write_tools.init, {"name": NAME}) == (
+        assert Seeder(root).refusal(write_calls.init, {"name": NAME}) == (
             "path-symlink",
             "Path leads outside the bank through a symbolic link: dna/README.md",
         )
@@ -327,7 +336,7 @@ def test_a_symbolic_link_at_a_seed_path_is_refused_even_with_force(
     write(root, "notes/target.md", note("Target"))
     (root / "README.md").symlink_to(root / "notes" / "target.md")
     with assert_unchanged(tmp_path):
-        assert Seeder(root).refusal(write_tools.init, {"name": NAME, "force": True}) == (
+        assert Seeder(root).refusal(write_calls.init, {"name": NAME, "force": True}) == (
             "path-symlink",
             "Path leads outside the bank through a symbolic link: README.md",
         )
@@ -340,21 +349,34 @@ def test_a_directory_at_a_seed_path_is_never_overwritten(
     (root / "README.md").mkdir(parents=True)
     for force in (False, True):
         with assert_unchanged(tmp_path):
-            assert Seeder(root).refusal(write_tools.init, {"name": NAME, "force": force}) == (
+            assert Seeder(root).refusal(write_calls.init, {"name": NAME, "force": force}) == (
                 "exists-unindexed",
                 "A file already exists at README.md but is not indexed. Refusing to overwrite it.",
             )
 
 
-def _intent(arguments: dict[str, Any], facts: dict[str, Any]) -> Intent:
+class Free(dict[str, SeedTarget]):
+    """Seed targets where nothing exists but what a test names."""
+
+    def __missing__(self, path: str) -> SeedTarget:
+        return SeedTarget()
+
+
+def _intent(arguments: dict[str, Any], targets: dict[str, SeedTarget]) -> Intent[Any, Any]:
+    facts = InitFacts(
+        root_not_directory=False,
+        starter=catalogue.starter_files(),
+        starter_location="here",
+        seed_targets=Free(targets),
+    )
     return Intent(
         tool="bank_init",
-        arguments=arguments,
+        args=msgspec.convert(arguments, InitArgs),
+        facts=facts,
         today=TODAY,
         now=f"{TODAY}T12:05:01Z",
         journal_id=None,
         dry_run=True,
-        facts={"starter": catalogue.starter_files(), "starterLocation": "here", **facts},
     )
 
 
@@ -364,7 +386,7 @@ def _empty_snapshot(tmp_path: Path) -> Snapshot:
 
 def test_an_unindexed_file_at_a_seed_path_is_replaced_only_with_force(tmp_path: Path) -> None:
     pre = sha256_hex(b"unreadable to the walk")
-    facts = {SEED_TARGETS_FACT: {"dna/README.md": SeedTarget(exists=True, sha256=pre)}}
+    facts = {"dna/README.md": SeedTarget(exists=True, sha256=pre)}
     snapshot = _empty_snapshot(tmp_path)
     with pytest.raises(RefusalError) as refused:
         gate_and_plan(snapshot, _intent({"name": NAME}, facts))
@@ -376,7 +398,7 @@ def test_an_unindexed_file_at_a_seed_path_is_replaced_only_with_force(tmp_path: 
 
 
 def test_an_unreadable_file_at_a_seed_path_is_never_overwritten(tmp_path: Path) -> None:
-    facts = {SEED_TARGETS_FACT: {"README.md": SeedTarget(exists=True, sha256=None)}}
+    facts = {"README.md": SeedTarget(exists=True, sha256=None)}
     with pytest.raises(RefusalError) as refused:
         gate_and_plan(_empty_snapshot(tmp_path), _intent({"name": NAME, "force": True}, facts))
     assert refused.value.refusal.rule == "exists-unindexed"
@@ -521,7 +543,7 @@ def test_the_human_output_of_a_forced_init_lists_its_warnings(tmp_path: Path) ->
 def test_the_journal_ids_and_times_come_from_the_injected_clock(tmp_path: Path) -> None:
     root = tmp_path / "bank"
     clock, ids = Clock(), Ids()
-    result = write_tools.init(Bank(root), {"name": NAME}, clock=clock, make_id=ids)
+    result = write_calls.init(Bank(root), {"name": NAME}, clock=clock, make_id=ids)
     (record,) = read_records(str(root))
     assert result["journalId"] == record.id and record.time == "2026-09-14T12:05:01Z"
     assert json.loads(json.dumps(result)) == result

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import write_calls
 from fixture_banks import REPO, copy_fixture
 from git_history import commit_all, init_repo
 from planners import FIXED_NOW, Clock, Ids
 
-from mbank import write_tools
 from mbank.changed import changed
 from mbank.contract_diff import contract_diff
 from mbank.drift import drift
@@ -71,7 +71,7 @@ def build_project(base: Path) -> Path:
 
 def with_journal_and_an_interrupted_write(root: Path) -> None:
     """One real write (so `.mbank/` and a record exist), then a WAL entry left behind."""
-    write_tools.set_field(
+    write_calls.set_field(
         Bank(root),
         {"path": "domain/rules.md", "field": "owner", "value": "platform"},
         clock=Clock(),
@@ -354,7 +354,7 @@ def test_a_read_subcommand_names_an_interrupted_write_and_leaves_it(
 DETERMINISM_SCRIPT = """
 import json, sys
 from planners import FIXED_NOW, Clock, Ids
-from mbank import write_tools
+import write_calls
 from mbank.changed import changed
 from mbank.graph import graph
 from mbank.resources import index_resource
@@ -377,7 +377,7 @@ out = {
                    relative=relative),
     "changed": changed(snapshot, "2000-01-01"),
     "index": index_resource(snapshot),
-    "plan": write_tools.create(
+    "plan": write_calls.create(
         bank,
         {"path": "domain/hashing.md", "docKind": "domain", "title": "Hashing",
          "purpose": "How keys are hashed.", "derivedFrom": ["rules.md"], "status": "draft"},

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import write_calls
 from document_writes import normalise
 from seeded_banks import Seeder, patched, tree_texts
 
-from mbank import catalogue, write_tools
+from mbank import catalogue
 from mbank.journal import read_records
 from mbank.model import Refusal, RefusalError
 from mbank.reducers.materialize_flows import POSTCHECK_HINT, format_materialize
@@ -104,7 +105,7 @@ def test_the_bank_copy_wins_after_an_edit(seeded: Seeder) -> None:
         encoding="utf-8",
     )
     result = seeded.call(
-        write_tools.create,
+        write_calls.create,
         {
             "path": "adr/ADR-20260914T120000Z-two-formats.md",
             "title": "Two Formats",
@@ -121,7 +122,7 @@ def test_the_bank_copy_wins_after_an_edit(seeded: Seeder) -> None:
 def test_a_second_materialisation_is_refused(seeded: Seeder, assert_unchanged: Any) -> None:
     seeded.materialize()
     with assert_unchanged(seeded.root):
-        assert seeded.refusal(write_tools.materialize_flows, {}) == (
+        assert seeded.refusal(write_calls.materialize_flows, {}) == (
             "templates-owned",
             OWNED.format(n=23),
         )
@@ -162,7 +163,7 @@ def test_every_held_document_counts_and_one_without_a_counterpart_is_left_alone(
     )
     held = own.read_bytes()
     with assert_unchanged(seeded.root):
-        assert seeded.refusal(write_tools.materialize_flows, {}) == (
+        assert seeded.refusal(write_calls.materialize_flows, {}) == (
             "templates-owned",
             OWNED.format(n=1),
         )
@@ -183,7 +184,7 @@ def test_materialising_without_the_starter_dna_is_refused_with_what_to_do(
         encoding="utf-8",
     )
     with assert_unchanged(tmp_path):
-        reason, message = Seeder(root).refusal(write_tools.materialize_flows, {})
+        reason, message = Seeder(root).refusal(write_calls.materialize_flows, {})
     assert reason == "postcheck"
     lines = message.split("\n")
     assert lines[0].startswith("This write would add ") and lines[0].endswith(
@@ -231,7 +232,7 @@ def test_a_templates_directory_leading_out_of_the_bank_is_refused(
     (seeded.root / "flows" / "templates").rmdir()
     (seeded.root / "flows" / "templates").symlink_to(outside)
     with assert_unchanged(seeded.root):
-        assert seeded.refusal(write_tools.materialize_flows, {"force": True}) == (
+        assert seeded.refusal(write_calls.materialize_flows, {"force": True}) == (
             "path-symlink",
             f"Path leads outside the bank through a symbolic link: {POINTER}",
         )
@@ -242,7 +243,7 @@ def test_missing_shipped_templates_are_refused(
 ) -> None:
     monkeypatch.setattr(catalogue, "shipped_templates", lambda: {})
     with assert_unchanged(seeded.root):
-        assert seeded.refusal(write_tools.materialize_flows, {}) == (
+        assert seeded.refusal(write_calls.materialize_flows, {}) == (
             "templates-missing",
             "The shipped templates were not found. The server package is incomplete.",
         )

@@ -10,19 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import write_calls
 from planners import Clock, Ids
 
-from mbank import write_tools
 from mbank.catalogue import seed_files
 from mbank.cli import main
 from mbank.journal import history, read_records, record_data, where_did_it_go
 from mbank.model import RefusalError
 from mbank.plan import plan_data
 from mbank.read import document_of
-from mbank.reducers.promote import TOOL, gate_and_plan
+from mbank.reducers.promote import TOOL
 from mbank.snapshot import Bank
 from mbank.validate import findings
-from mbank.writes import execute, run_undo
+from mbank.writes import run_undo
 
 TODAY = "2026-09-14"
 
@@ -79,10 +79,10 @@ class Session:
         return {"clock": self.clock, "make_id": self.ids, "cwd": str(self.root.parent)}
 
     def create(self, **arguments: Any) -> dict[str, Any]:
-        return write_tools.create(Bank(self.root), arguments, **self.engine())
+        return write_calls.create(Bank(self.root), arguments, **self.engine())
 
     def promote(self, dry_run: bool = False, **arguments: Any) -> dict[str, Any]:
-        return write_tools.promote(Bank(self.root), arguments, dry_run=dry_run, **self.engine())
+        return write_calls.promote(Bank(self.root), arguments, dry_run=dry_run, **self.engine())
 
     def refused(self, **arguments: Any) -> tuple[str, str]:
         with pytest.raises(RefusalError) as caught:
@@ -91,16 +91,7 @@ class Session:
 
     def planned(self, **arguments: Any) -> dict[str, Any]:
         bank = Bank(self.root)
-        outcome = execute(
-            bank,
-            TOOL,
-            arguments,
-            gate_and_plan,
-            dry_run=True,
-            gather_facts=write_tools.promote_facts(bank, arguments),
-            clock=Clock(),
-            make_id=Ids(),
-        )
+        outcome = write_calls.outcome(TOOL, bank, arguments, clock=Clock(), make_id=Ids())
         return plan_data(outcome.plan)
 
     def recorded(self, **arguments: Any) -> dict[str, Any]:

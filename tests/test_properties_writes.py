@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+import write_calls
 from fixture_banks import copy_fixture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -50,7 +51,6 @@ from planners import Clock, Ids, no_findings, small_bank, tree_bytes
 from seeded_banks import Seeder
 
 import mbank.journal as journal
-from mbank import write_tools
 from mbank.gates.postcheck import identity, warning_text
 from mbank.model import AnyFileOp, Finding, Intent, Plan, PlanOutcome, RefusalError
 from mbank.plan import create_document, delete_document, document_text, replace_document
@@ -104,14 +104,14 @@ def leftovers(root: Path) -> list[str]:
 
 
 TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
-    "create": write_tools.create,
-    "edit": write_tools.edit,
-    "update_section": write_tools.update_section,
-    "rewrite": write_tools.rewrite,
-    "set_status": write_tools.set_status,
-    "set_field": write_tools.set_field,
-    "promote": write_tools.promote,
-    "discard": write_tools.discard,
+    "create": write_calls.create,
+    "edit": write_calls.edit,
+    "update_section": write_calls.update_section,
+    "rewrite": write_calls.rewrite,
+    "set_status": write_calls.set_status,
+    "set_field": write_calls.set_field,
+    "promote": write_calls.promote,
+    "discard": write_calls.discard,
 }
 
 TEXTS = [
@@ -351,7 +351,7 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     seeder.init()
     for number, kind in enumerate(["domain", "engineering", "domain"], start=1):
         seeder.call(
-            write_tools.create,
+            write_calls.create,
             {
                 "path": f"captured-{number}.md",
                 "docKind": kind,

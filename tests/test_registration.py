@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mbank.catalogue import SECTION_PLACEHOLDER, SECTIONS_BY_DIR, root_index, section_index
-from mbank.model import Intent
+from mbank.gates.paths import PathOnDisk
 from mbank.parse import parse_text
 from mbank.reducers.registration import (
     entry_like,
@@ -41,15 +41,11 @@ def snapshot_of(root: Path, files: dict[str, str | bytes]) -> Snapshot:
     return Bank(root).refresh()
 
 
-def intent(*, dry_run: bool = False) -> Intent:
-    return Intent(
-        tool="bank_create",
-        arguments={},
-        today=TODAY,
-        now=f"{TODAY}T12:05:01Z",
-        journal_id=None,
-        dry_run=dry_run,
-    )
+class AllFree(dict[str, PathOnDisk]):
+    """The disk facts of a bank where nothing but the documents exists."""
+
+    def __missing__(self, path: str) -> PathOnDisk:
+        return PathOnDisk()
 
 
 def doc(title: str, doc_function: str = "canonical", extra: str = "") -> str:
@@ -281,7 +277,7 @@ def test_the_first_document_of_a_section_builds_its_index_and_enters_it_at_the_r
         tmp_path / "bank",
         {"README.md": root_index("demo"), "dna/governance.md": doc("Governance")},
     )
-    planned = plan_section_index(snapshot, intent(), "epics/EP-1/charter.md")
+    planned = plan_section_index(snapshot, AllFree(), False, "epics/EP-1/charter.md")
     assert planned is not None
     assert planned.path == "epics/README.md"
     assert planned.text == section_index(SECTIONS_BY_DIR["epics"])
@@ -289,7 +285,7 @@ def test_the_first_document_of_a_section_builds_its_index_and_enters_it_at_the_r
     assert planned.warning == (
         'Section "epics/README.md" did not exist yet and was created to register this document.'
     )
-    dry = plan_section_index(snapshot, intent(dry_run=True), "epics/EP-1/charter.md")
+    dry = plan_section_index(snapshot, AllFree(), True, "epics/EP-1/charter.md")
     assert dry is not None and dry.warning == (
         'Section "epics/README.md" does not exist yet and would be created to register this '
         "document."
@@ -300,11 +296,11 @@ def test_no_section_index_for_unknown_dirs_root_files_existing_indexes_or_the_in
     tmp_path: Path,
 ) -> None:
     snapshot = snapshot_of(tmp_path / "bank", {"ops/README.md": doc("Ops", "index")})
-    assert plan_section_index(snapshot, intent(), "scratch/x.md") is None
-    assert plan_section_index(snapshot, intent(), "x.md") is None
-    assert plan_section_index(snapshot, intent(), "ops/x.md") is None
-    assert plan_section_index(snapshot, intent(), "prd/README.md") is None
-    planned = plan_section_index(snapshot, intent(), "prd/PRD-1-x.md")
+    assert plan_section_index(snapshot, AllFree(), False, "scratch/x.md") is None
+    assert plan_section_index(snapshot, AllFree(), False, "x.md") is None
+    assert plan_section_index(snapshot, AllFree(), False, "ops/x.md") is None
+    assert plan_section_index(snapshot, AllFree(), False, "prd/README.md") is None
+    planned = plan_section_index(snapshot, AllFree(), False, "prd/PRD-1-x.md")
     assert planned is not None and planned.root_text is None
 
 
@@ -320,7 +316,7 @@ def test_a_section_index_derives_from_governance_else_the_root_else_nothing(
     assert section_derived_from(with_root) == "../dna/base.md"
     bare = snapshot_of(tmp_path / "c", {"notes.md": doc("Notes")})
     assert section_derived_from(bare) is None
-    planned = plan_section_index(bare, intent(), "adr/x.md")
+    planned = plan_section_index(bare, AllFree(), False, "adr/x.md")
     assert planned is not None and "derived_from" not in planned.text
 
 

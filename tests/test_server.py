@@ -918,8 +918,9 @@ def test_a_crashed_init_is_rolled_back_before_the_surface_is_decided(tmp_path: P
     script = (
         "import sys\n"
         "from mbank.snapshot import Bank\n"
-        "from mbank.write_tools import init\n"
-        "init(Bank(sys.argv[1]), {'name': 'Crashed'})\n"
+        "from mbank.reducers.init import WRITE_TOOL\n"
+        "from mbank.writes import run_write\n"
+        "run_write(WRITE_TOOL, Bank(sys.argv[1]), {'name': 'Crashed'})\n"
     )
     env = {key: value for key, value in os.environ.items() if not key.startswith("MBANK_")}
     env.update(MBANK_FAULT_INJECTION="1", MBANK_FAULT="op-3-swapped")

@@ -442,15 +442,14 @@ def test_a_failure_after_the_directories_went_restores_them_with_the_files(
 def test_undo_of_an_epic_created_through_the_tool_leaves_no_empty_directory(
     tmp_path: Path,
 ) -> None:
+    import write_calls
     from seeded_banks import Seeder
-
-    from mbank import write_tools
 
     seeder = Seeder(tmp_path / "bank")
     seeder.init()
     pre = tree_bytes(seeder.root)
     seeder.call(
-        write_tools.create,
+        write_calls.create,
         {
             "docKind": "epic",
             "path": "epics/EP-001/charter.md",

@@ -23,9 +23,9 @@ from typing import Any
 
 import msgspec
 import pytest
+import write_calls
 from document_writes import Writer, apply_diff
 
-from mbank import write_tools
 from mbank.model import Doc, RefusalError
 from mbank.parse import split_frontmatter
 from mbank.snapshot import Snapshot
@@ -33,14 +33,14 @@ from mbank.validate import findings
 
 Identity = tuple[str, str, str]
 TOOLS = {
-    "bank_create": write_tools.create,
-    "bank_promote": write_tools.promote,
-    "bank_discard": write_tools.discard,
-    "bank_edit": write_tools.edit,
-    "bank_update_section": write_tools.update_section,
-    "bank_rewrite": write_tools.rewrite,
-    "bank_set_status": write_tools.set_status,
-    "bank_set_field": write_tools.set_field,
+    "bank_create": write_calls.create,
+    "bank_promote": write_calls.promote,
+    "bank_discard": write_calls.discard,
+    "bank_edit": write_calls.edit,
+    "bank_update_section": write_calls.update_section,
+    "bank_rewrite": write_calls.rewrite,
+    "bank_set_status": write_calls.set_status,
+    "bank_set_field": write_calls.set_field,
 }
 
 

@@ -168,7 +168,7 @@ def test_the_intent_carries_today_now_the_journal_id_and_the_tools_facts(
     assert dry.today == "2026-09-14" and dry.now == "2026-09-14T12:05:01Z"
     assert first_pass.journal_id == locked_pass.journal_id == "20260914T120502Z-000001"
     assert locked_pass.facts == {"documents": 3}
-    assert locked_pass.arguments == arguments
+    assert locked_pass.args == arguments  # untyped planners get the arguments as given
     assert FIXED_NOW.tzinfo is not None
 
 

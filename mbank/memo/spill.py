@@ -53,8 +53,9 @@ def bank_inbox_writer(
     `via: "mcp"`), so `mbank history`, `mbank undo` and "where did it go" work for the note.
     """
     from mbank.model import RefusalError
+    from mbank.reducers.create import WRITE_TOOL as CREATE
     from mbank.snapshot import Bank
-    from mbank.write_tools import create
+    from mbank.writes import run_write
 
     arguments = {
         "docKind": "engineering",
@@ -65,7 +66,7 @@ def bank_inbox_writer(
         "inbox": True,
     }
     try:
-        result = create(Bank(bank_root), arguments, dry_run=dry_run)
+        result = run_write(CREATE, Bank(bank_root), arguments, dry_run=dry_run)
     except RefusalError as refused:
         raise SpillRefused(refused.refusal.message) from refused
     answer = result.get("diff") if dry_run else result.get("journalId")

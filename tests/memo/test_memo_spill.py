@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from memo_fixtures import FakeClock, remember
+from write_calls import discard, init
 
 from mbank.journal import read_records, where_did_it_go
 from mbank.memo.model import MemoError
@@ -14,7 +15,6 @@ from mbank.memo.spill import SpillRefused, bank_inbox_writer
 from mbank.memo.tools import MemoTools
 from mbank.snapshot import Bank
 from mbank.validate import findings
-from mbank.write_tools import discard, init
 
 
 class FakeCreate:
