@@ -20,7 +20,7 @@ import pytest
 from mcp import Client
 
 from mbank.cli_writes import add_write_command, write_arguments
-from mbank.gates.documents import DocumentFacts, document_paths, document_to_write
+from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.gates.paths import FactNotGathered, PathOnDisk, path_fact
 from mbank.model import Intent, Plan, PlanOutcome, RefusalError
 from mbank.plan import replace_document
@@ -29,7 +29,7 @@ from mbank.reducers.report import finished
 from mbank.server import BankServer, write_tool_function
 from mbank.snapshot import Bank, Snapshot
 from mbank.surface import PARAMETER_WORDS, TOOL_WORDS, compact_schema
-from mbank.write_declaration import FACT_NAMES, CliArg, FactPaths, Published, WriteTool
+from mbank.write_declaration import FACT_NAMES, CliArg, Published, WriteTool
 from mbank.writes import run_write
 
 REDUCERS = Path(__file__).resolve().parent.parent / "reducers"
@@ -115,9 +115,7 @@ STAMP = WriteTool(
     help="append a stamp line",
     args=StampArgs,
     facts=DocumentFacts,
-    fact_paths=lambda snapshot, args, known: FactPaths(
-        gone=document_paths(snapshot, args.path, known.inner_root_dir)
-    ),
+    fact_paths=document_fact_paths,
     gate_and_plan=stamp_plan,
     shape=finished("stamped"),
     render=lambda result: f"STAMPED {result['path']}\n",
