@@ -27,6 +27,8 @@ from planners import (
 )
 
 import mbank.journal as journal
+import mbank.journal.apply as journal_apply
+from mbank.journal import durable
 from mbank.model import Intent, JournalRecord, PlanOutcome, RecordOp, RefusalError
 from mbank.plan import sha256_hex
 from mbank.snapshot import Bank, Snapshot
@@ -443,14 +445,14 @@ def test_a_full_disk_fails_the_write_and_every_file_is_restored(
     root: Path, write: Writer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pre = tree_bytes(root)
-    original = journal._write_all
+    original = durable.write_all
 
     def full_on_the_index(descriptor: int, data: bytes) -> None:
         if data.endswith(b"- [New](new.md) \xe2\x80\x94 A document created by a test.\n"):
             raise OSError(errno.ENOSPC, "No space left on device")
         original(descriptor, data)
 
-    monkeypatch.setattr(journal, "_write_all", full_on_the_index)
+    monkeypatch.setattr(durable, "write_all", full_on_the_index)
     with pytest.raises(RefusalError) as caught:
         write()
     assert caught.value.refusal.message == (
@@ -535,7 +537,7 @@ def test_a_failed_restore_keeps_the_wal_entry_and_the_next_write_rolls_it_back(
     def restore_fails(*_args: Any) -> None:
         raise OSError(errno.EIO, "Input/output error")
 
-    monkeypatch.setattr(journal, "_roll_back", restore_fails)
+    monkeypatch.setattr(journal_apply, "roll_back", restore_fails)
     with pytest.raises(RefusalError) as caught:
         write(fault=inject)
     assert caught.value.refusal.rule == "rollback-failed"
