@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from mbank.model import Doc, Intent
 from mbank.paths import inner_root_dir_guess, normalise_caller_path, not_a_document, refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 # intent.facts keys (filled by the tool's shell)
 GONE_FACT = "gone"

@@ -26,7 +26,7 @@ import msgspec
 from mbank.gates.paths import path_fact
 from mbank.model import Intent
 from mbank.paths import refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 # intent.facts keys (filled by the tool's shell)
 ROOT_NOT_DIRECTORY_FACT = "rootNotDirectory"

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from mbank.contract import KNOWN_LAYERS
 from mbank.parse import file_stem, recover_leniently, split_frontmatter
+from mbank.projection import Snapshot
 from mbank.read import NoteLookup, Relative, document_of
-from mbank.snapshot import Snapshot
 
 Direction = Literal["up", "down", "both"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "both")

@@ -19,7 +19,7 @@ import msgspec
 from mbank.model import AnyFileOp, CreateFile, DeleteFile, Doc, Plan, ReplaceFile
 from mbank.parse import parse_document
 from mbank.paths import SKIPPED_DIRECTORIES
-from mbank.snapshot import Snapshot, build_snapshot
+from mbank.projection import Snapshot, build_snapshot
 
 # A virtual post-snapshot is never the bank's own state: it carries this generation so that a
 # cache keyed by generation can tell it apart from every snapshot `Bank.refresh()` returns.

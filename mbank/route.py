@@ -36,6 +36,7 @@ from mbank.lang import (
     tokenize,
 )
 from mbank.model import Doc, LayerMap
+from mbank.projection import Snapshot
 from mbank.search import (
     INBOX_LAYER,
     TEMPLATE_FUNCTION,
@@ -46,7 +47,6 @@ from mbank.search import (
     round_half_up,
     route_form,
 )
-from mbank.snapshot import Snapshot
 
 ROUTE_HINT = "No frontmatter match. Try bank_search for a literal term, or widen the question."
 

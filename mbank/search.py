@@ -33,7 +33,7 @@ from mbank.lang import (
 )
 from mbank.model import Doc
 from mbank.parse import split_frontmatter
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 SEARCH_HINT = "No document body contains these terms. Try bank_route for a topic."
 

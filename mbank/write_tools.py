@@ -110,9 +110,10 @@ def _shaped(outcome: WriteOutcome, shape: ShapeResult) -> dict[str, Any]:
 def create_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
     """The outside facts of `bank_create`: the target's and its section index's disk state,
     the root-name directory, and the shipped templates."""
-    from mbank.catalogue import section_for, shipped_templates
+    from mbank.catalogue import section_for
     from mbank.reducers.create import inbox_target
     from mbank.reducers.templates import TEMPLATES_FACT
+    from mbank.shipped_files import shipped_templates
 
     def gather(snapshot: Snapshot) -> dict[str, Any]:
         target = bank_path_or_none(bank, snapshot, arguments.get("path"))
@@ -146,8 +147,8 @@ def create(
 def promote_facts(bank: Bank, arguments: Mapping[str, Any]) -> GatherFacts:
     """The outside facts of `bank_promote`: where a gone note went, the destination's disk
     state, the root-name directory, and the shipped templates."""
-    from mbank.catalogue import shipped_templates
     from mbank.reducers.templates import TEMPLATES_FACT
+    from mbank.shipped_files import shipped_templates
 
     def gather(snapshot: Snapshot) -> dict[str, Any]:
         source = bank_path_or_none(bank, snapshot, arguments.get("path"))
@@ -333,9 +334,9 @@ def init_facts(bank: Bank) -> GatherFacts:
     """The outside facts of `bank_init`: whether the root is something other than a
     directory, the package's starter set and where it was looked for, and the disk state of
     every seed path."""
-    from mbank.catalogue import starter_files, starter_location
     from mbank.gates.init import ROOT_NOT_DIRECTORY_FACT, SEED_TARGETS_FACT
     from mbank.reducers.init import SEED_PATHS, STARTER_FACT, STARTER_LOCATION_FACT
+    from mbank.shipped_files import starter_files, starter_location
 
     def gather(snapshot: Snapshot) -> dict[str, Any]:
         return {
@@ -367,9 +368,9 @@ def init(
 def materialize_facts(bank: Bank) -> GatherFacts:
     """The outside facts of `bank_materialize_flows`: the shipped templates and the disk
     state of every path they would be copied to."""
-    from mbank.catalogue import shipped_templates
     from mbank.gates.init import SEED_TARGETS_FACT
     from mbank.reducers.templates import TEMPLATES_FACT
+    from mbank.shipped_files import shipped_templates
 
     def gather(snapshot: Snapshot) -> dict[str, Any]:
         templates = shipped_templates()

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mbank.catalogue import ROOT_INDEX
+from mbank.frontmatter_writer import frontmatter_block
 from mbank.gates.content import content_from
 from mbank.gates.documents import bank_path
 from mbank.gates.governance import check_governance
@@ -31,7 +32,7 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import json_data
 from mbank.paths import refuse
 from mbank.plan import create_document, document_text, replace_document
-from mbank.reducers.frontmatter import frontmatter_block
+from mbank.projection import Snapshot
 from mbank.reducers.registration import pick_index, plan_section_index, register_line
 from mbank.reducers.report import closing, with_common
 from mbank.reducers.templates import (
@@ -41,7 +42,6 @@ from mbank.reducers.templates import (
     retitle,
     template_source,
 )
-from mbank.snapshot import Snapshot
 
 TOOL = "bank_create"
 INBOX = "_inbox/"

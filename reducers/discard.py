@@ -16,9 +16,9 @@ from mbank.gates.documents import bank_path, require_document
 from mbank.model import Intent, JournalNotes, Plan, PlanOutcome
 from mbank.paths import refuse
 from mbank.plan import delete_document
+from mbank.projection import Snapshot
 from mbank.reducers.create import text_argument
 from mbank.reducers.report import closing, with_common
-from mbank.snapshot import Snapshot
 
 TOOL = "bank_discard"
 INBOX_LAYER = "inbox"

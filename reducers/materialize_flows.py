@@ -1,7 +1,7 @@
 """Planning `bank_materialize_flows`: copy the shipped templates into `flows/templates/`.
 
 Pure (spec 03 §13, 05 §7). The shipped templates are package data the tool's shell hands over
-in `intent.facts[TEMPLATES_FACT]` (`mbank.catalogue.shipped_templates()`, already addressed as
+in `intent.facts[TEMPLATES_FACT]` (`mbank.shipped_files.shipped_templates()`, already addressed as
 `flows/templates/<dir>/<file>`). The plan creates each template file in path order, or
 replaces what is there under `force` — the seeded pointer `flows/templates/README.md` is
 always replaced by the real templates index, since it is not counted as a held template.
@@ -26,9 +26,9 @@ from mbank.catalogue import TEMPLATES_DIR
 from mbank.gates.init import overwrote_warning, owned_templates, refuse_templates_owned
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.paths import refuse
+from mbank.projection import Snapshot
 from mbank.reducers.init import format_seeded, plan_seed
 from mbank.reducers.templates import TEMPLATES_FACT
-from mbank.snapshot import Snapshot
 
 TOOL = "bank_materialize_flows"
 # Added to the post-check's refusal (§13): what to do when the bank lacks the templates' sources.

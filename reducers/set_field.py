@@ -40,8 +40,8 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import load_yaml, scalar_text, scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import document_text, replace_document
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, unchanged
-from mbank.snapshot import Snapshot
 
 TOOL = "bank_set_field"
 PLAIN, SINGLE, DOUBLE = "plain", "single", "double"

@@ -1,7 +1,7 @@
 """Templates for new documents: lookup, unwrapping, retitling and the new frontmatter.
 
 Pure (spec 03 §4.4–§4.6). The shipped templates are package data that the tool's shell hands
-over in `intent.facts[TEMPLATES_FACT]` (`mbank.catalogue.shipped_templates()`: bank path
+over in `intent.facts[TEMPLATES_FACT]` (`mbank.shipped_files.shipped_templates()`: bank path
 `flows/templates/<dir>/<file>` → text); the bank's own templates are documents of the
 snapshot, and from the moment a bank holds its own copies they win every lookup.
 
@@ -29,7 +29,7 @@ from mbank.catalogue import TEMPLATES_DIR
 from mbank.model import Doc
 from mbank.parse import load_yaml, parse_text, recover_leniently, split_frontmatter
 from mbank.plan import as_lf
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 # intent.facts key (filled by the tool's shell): {"flows/templates/<dir>/<file>": text}
 TEMPLATES_FACT = "templates"
