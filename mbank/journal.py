@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import errno
 import fcntl
-import hashlib
 import os
 import secrets
 import signal
@@ -44,6 +43,8 @@ from mbank.model import (
     RecordOp,
     RefusalError,
 )
+from mbank.model import sha256_hex as _sha
+from mbank.paths import is_within as _inside
 from mbank.paths import refuse
 
 MBANK_DIR = ".mbank"
@@ -213,14 +214,6 @@ def _read_current(absolute: str) -> _Current:
         return _Current(b"".join(chunks), stat.S_IMODE(info.st_mode))
     finally:
         os.close(descriptor)
-
-
-def _sha(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()
-
-
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _check_not_through_symlink(absolute: str, real_root: str, bank_path: str) -> None:

@@ -474,12 +474,7 @@ class Figures:
 
 def figures(snapshot: Snapshot, index: SearchIndex) -> Figures:
     """The `Figures` of this snapshot, from the index's memo or computed now."""
-    memo = index.memo(snapshot)
-    found = memo.get("route")
-    if not isinstance(found, Figures):
-        found = Figures(snapshot, index, index.route_stats())
-        memo["route"] = found
-    return found
+    return index.memoised(snapshot, Figures, lambda: Figures(snapshot, index, index.route_stats()))
 
 
 def _add_into(total: dict[Any, float], values: dict[Any, float]) -> None:

@@ -15,17 +15,14 @@ from typing import Any
 from mbank.gates.documents import GONE_FACT, INNER_ROOT_DIR_FACT
 from mbank.gates.paths import ON_DISK_FACT, PathOnDisk
 from mbank.journal import where_did_it_go
-from mbank.model import RefusalError
+from mbank.model import RefusalError, sha256_hex
+from mbank.paths import is_within
 from mbank.snapshot import Bank, Snapshot
 from mbank.writes import GateAndPlan, GatherFacts, WriteOutcome, execute
 
 # --------------------------------------------------------------------------------------------
 # Outside facts
 # --------------------------------------------------------------------------------------------
-
-
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
@@ -43,7 +40,7 @@ def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
             # refuses a write to a missing root with its own message (`root-missing`).
             return PathOnDisk(exists=exists, escapes=False)
         probe = os.path.dirname(probe)
-    escapes = not _inside(os.path.realpath(probe), bank.real_root)
+    escapes = not is_within(os.path.realpath(probe), bank.real_root)
     return PathOnDisk(exists=exists, escapes=escapes)
 
 
@@ -306,8 +303,6 @@ def seed_target_facts(bank: Bank, snapshot: Snapshot, paths: Iterable[str]) -> d
     through one); the pre-image hash is read only for a regular file that is not a document
     (the snapshot already holds every document's).
     """
-    import hashlib
-
     from mbank.gates.init import SeedTarget
 
     found: dict[str, Any] = {}
@@ -323,7 +318,7 @@ def seed_target_facts(bank: Bank, snapshot: Snapshot, paths: Iterable[str]) -> d
             try:
                 if os.path.isfile(absolute):
                     with open(absolute, "rb") as handle:
-                        digest = hashlib.sha256(handle.read()).hexdigest()
+                        digest = sha256_hex(handle.read())
             except OSError:
                 digest = None
         found[path] = SeedTarget(exists=exists, escapes=escapes, sha256=digest)
