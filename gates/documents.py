@@ -16,7 +16,7 @@ import msgspec
 
 from mbank.model import Doc, RefusalError
 from mbank.paths import normalise_caller_path, not_a_document, refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 from mbank.write_declaration import FactPaths, KnownFacts
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from mbank.parse import resolve_from
 from mbank.paths import refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 ACTIVE = "active"
 

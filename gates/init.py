@@ -27,7 +27,7 @@ import msgspec
 
 from mbank.gates.paths import path_fact
 from mbank.paths import refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 NAME_LIMIT = 100
 TEMPLATES_PREFIX = "flows/templates/"

@@ -17,7 +17,7 @@ from typing import TypeVar
 import msgspec
 
 from mbank.paths import check_write_target, refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 FactT = TypeVar("FactT", bound=msgspec.Struct)
 

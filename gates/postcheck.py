@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from mbank.model import Finding
 from mbank.paths import refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 FindingsFor = Callable[[Snapshot, Sequence[str]], tuple[Finding, ...]]
 

@@ -1,28 +1,23 @@
 """The starter set and the shipped templates as data (spec 05).
 
-Pure: the table of the eleven known sections (05 §5), the renderers of the three generated
-documents — a section index (§6.1), the root index (§6.2) and the templates pointer (§6.3) — and
-the package files `init` copies (`mbank.starter`) and `bank_create` instantiates
-(`mbank.templates`). Package data never changes while the process runs, so it is read once; every
-function here returns the same text for the same arguments.
+Pure: the table of the eleven known sections (05 §5), the paths of the starter set and of the
+shipped templates, and the renderers of the three generated documents — a section index
+(§6.1), the root index (§6.2) and the templates pointer (§6.3). Every function here returns the
+same text for the same arguments. The package files themselves (`mbank.starter`,
+`mbank.templates`) are read by the shell in `mbank.shipped_files` and handed to the reducers as
+facts, so nothing a reducer reaches reads a file.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
-from importlib.resources import files
-from importlib.resources.abc import Traversable
-from pathlib import Path
 
 import msgspec
 
+from mbank.frontmatter_writer import frontmatter_block
 from mbank.parse import parse_text
 from mbank.paths import refuse
-from mbank.reducers.frontmatter import frontmatter_block
 
-STARTER_PACKAGE = "mbank.starter"
-TEMPLATES_PACKAGE = "mbank.templates"
 # Shipped templates are addressed, reported and materialised under this bank path (05 §1).
 TEMPLATES_DIR = "flows/templates"
 TEMPLATES_POINTER = "flows/templates/README.md"
@@ -80,6 +75,12 @@ TEMPLATE_PATHS = (
     "prompt/PROMPT-ID.md",
     "use-case/UC-XXX.md",
 )
+
+
+# The file name of every shipped template (03 §4.4: a rule may name one bare). The package
+# files are read by the shell (`mbank.shipped_files`); tests/test_templates.py proves they are
+# exactly TEMPLATE_PATHS, so the core can know the names without reading them.
+SHIPPED_TEMPLATE_NAMES = frozenset(path.rsplit("/", 1)[-1] for path in TEMPLATE_PATHS)
 
 
 class KnownSection(msgspec.Struct, frozen=True):
@@ -358,68 +359,6 @@ def templates_pointer() -> str:
     return frontmatter_block(fields) + _POINTER_BODY
 
 
-# --------------------------------------------------------------------------------------------
-# Package data
-# --------------------------------------------------------------------------------------------
-
-
-def _package_dir(package: str) -> Traversable | None:
-    try:
-        return files(package)
-    except ModuleNotFoundError:  # a broken install; init reports it as `starter-missing`
-        return None
-
-
-def _markdown_files(root: Traversable | None) -> dict[str, str]:
-    found: dict[str, str] = {}
-    if root is None or not root.is_dir():
-        return found
-    pending: list[tuple[str, Traversable]] = [("", root)]
-    while pending:
-        prefix, directory = pending.pop()
-        for entry in directory.iterdir():
-            if entry.is_dir():
-                if entry.name != "__pycache__":
-                    pending.append((f"{prefix}{entry.name}/", entry))
-            elif entry.name.endswith(".md"):
-                found[prefix + entry.name] = entry.read_text(encoding="utf-8")
-    return dict(sorted(found.items()))
-
-
-@functools.cache
-def _starter() -> tuple[tuple[str, str], ...]:
-    return tuple(_markdown_files(_package_dir(STARTER_PACKAGE)).items())
-
-
-@functools.cache
-def _templates() -> tuple[tuple[str, str], ...]:
-    return tuple(
-        (f"{TEMPLATES_DIR}/{path}", text)
-        for path, text in _markdown_files(_package_dir(TEMPLATES_PACKAGE)).items()
-    )
-
-
-def starter_location() -> str:
-    """Where the package's starter set lives, for the `starter-missing` message (03 §12)."""
-    found = _package_dir(STARTER_PACKAGE)
-    return str(found) if found is not None else str(Path(__file__).resolve().parent / "starter")
-
-
-def starter_files() -> dict[str, str]:
-    """Every `.md` of the package's starter set, bank path → text, sorted by path (05 §1)."""
-    return dict(_starter())
-
-
-def shipped_templates() -> dict[str, str]:
-    """Every shipped template, `flows/templates/<dir>/<file>` → text, sorted by path (05 §7)."""
-    return dict(_templates())
-
-
-def shipped_template_names() -> frozenset[str]:
-    """The file name of every `.md` anywhere under the shipped templates (03 §4.4)."""
-    return frozenset(path.rsplit("/", 1)[-1] for path, _ in _templates())
-
-
 def section_seeds(section: KnownSection, starter: dict[str, str]) -> tuple[RegistryEntry, ...]:
     """The starter documents directly in a section, as its registry entries (05 §5)."""
     prefix = section.dir + "/"
@@ -452,14 +391,6 @@ def seeded_documents(starter: Mapping[str, str], name: str, location: str) -> di
     return dict(sorted(seeded.items()))
 
 
-def seed_files(name: str, today: str) -> dict[str, str]:
-    """The 24 documents `init` writes for a project `name`, bank path → text, sorted (05 §2).
-
-    `today` is accepted so that the init reducer hands over its intent's date as it does to
-    every planner, but it does not change the output: no seeded document carries a date (05 §4
-    gives none, and the changelog names no version or day so that seeding is identical
-    everywhere). Refuses with `starter-missing` (03 §12) when the package's starter set is
-    incomplete.
-    """
-    del today
-    return seeded_documents(starter_files(), name, starter_location())
+def shipped_template_names() -> frozenset[str]:
+    """The file name of every `.md` anywhere under the shipped templates (03 §4.4)."""
+    return SHIPPED_TEMPLATE_NAMES

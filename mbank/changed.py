@@ -23,7 +23,7 @@ from dulwich.repo import Repo
 from mbank import gitrepo
 from mbank.parse import file_stem
 from mbank.paths import refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]|$)")
 _ISO_PARTS = re.compile(

@@ -56,7 +56,7 @@ def _snapshot_of(root: str, real_root: str, texts: Mapping[str, bytes]) -> Snaps
 @functools.cache
 def starter_snapshot() -> Snapshot:
     """The starter's 24 seeded documents as a snapshot built in memory (root `"starter"`)."""
-    from mbank.catalogue import seed_files
+    from mbank.shipped_files import seed_files
 
     seeded = seed_files(STARTER_LABEL, "")
     return _snapshot_of(

@@ -7,38 +7,46 @@ stay light.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 BANK_NAMES = ("memory_bank", "memory-bank")
+
+
+def upwards(start: str) -> Iterator[str]:
+    """`start`, then each parent directory up to the filesystem root."""
+    directory = start
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
 
 
 def find_bank(start: str, top: str | None) -> str | None:
     """The first `memory_bank/` (else `memory-bank/`) from `start` up to `top` (the git work
     tree's top, when known), else None."""
-    directory = os.path.abspath(start)
     stop = os.path.abspath(top) if top is not None else None
-    while True:
+    for directory in upwards(os.path.abspath(start)):
         for name in BANK_NAMES:
             candidate = os.path.join(directory, name)
             if os.path.isdir(candidate):
                 return candidate
         if directory == stop:
             return None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return None
 
 
 def git_top(start: str) -> str | None:
-    """The nearest directory from `start` upwards that holds a `.git` entry, else None."""
-    directory = start
-    while True:
+    """The nearest directory from `start` upwards that holds a `.git` entry, else None.
+
+    The one walk to the work tree's top (CLI discovery, `bodyFile` confinement). A `.git` must
+    exist through links: a dangling `.git` symlink makes no repository for git or dulwich.
+    """
+    for directory in upwards(start):
         if os.path.exists(os.path.join(directory, ".git")):
             return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return None
 
 
 def discover_root(start: str) -> str | None:

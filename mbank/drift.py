@@ -16,7 +16,7 @@ from mbank import gitrepo
 from mbank.model import Doc
 from mbank.paths import in_scope
 from mbank.paths import normalise_scope as normalise_scope
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 DEFAULT_THRESHOLD_DAYS = 90
 MAX_THRESHOLD_DAYS = 3650

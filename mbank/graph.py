@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 from mbank.contract import KNOWN_LAYERS
 from mbank.parse import file_stem, recover_leniently, split_frontmatter
+from mbank.paths import is_within
+from mbank.projection import Snapshot
 from mbank.read import NoteLookup, Relative, document_of
-from mbank.snapshot import Snapshot
 
 Direction = Literal["up", "down", "both"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "both")
@@ -38,10 +39,6 @@ NO_SUCH_FILE = "no such file — the edge is broken, not merely external"
 OutsideReader = Callable[[str, str], "bytes | str"]
 
 
-def _inside(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip("/") + "/")
-
-
 def read_outside_markdown(target: str, ceiling: str) -> bytes | str:
     """Read the head of a file beyond the bank for §6.4 (the shell's one IO for the graph).
 
@@ -49,7 +46,7 @@ def read_outside_markdown(target: str, ceiling: str) -> bytes | str:
     carry the read further; reads at most 65,536 bytes of a regular file.
     """
     real_target = os.path.realpath(target)
-    if not _inside(real_target, os.path.realpath(ceiling)):
+    if not is_within(real_target, os.path.realpath(ceiling)):
         return OUTSIDE_CEILING
     try:
         descriptor = os.open(real_target, os.O_RDONLY | os.O_NONBLOCK)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 from mbank.validate import validate
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 INBOX_LAYER = "inbox"
 DAY_NS = 86_400 * 1_000_000_000

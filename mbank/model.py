@@ -6,6 +6,7 @@ write functions that own them (spec 01 §6.1), never by renaming these Structs w
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -143,9 +144,8 @@ class RefusalError(Exception):
 # --------------------------------------------------------------------------------------------
 
 
-def _sha256_hex(content: bytes) -> str:
-    import hashlib
-
+def sha256_hex(content: bytes) -> str:
+    """The lower-case hex sha256 of `content`: the hash every op, record and document carries."""
     return hashlib.sha256(content).hexdigest()
 
 
@@ -173,7 +173,7 @@ class CreateFile(FileOp, frozen=True, tag="create"):
     def __post_init__(self) -> None:
         if self.content is None or self.before is not None:
             raise ValueError(f"a create needs content and no pre-image hash: {self.path}")
-        if self.after != _sha256_hex(self.content):
+        if self.after != sha256_hex(self.content):
             raise ValueError(f"after is not the sha256 of the content: {self.path}")
 
 
@@ -183,7 +183,7 @@ class ReplaceFile(FileOp, frozen=True, tag="replace"):
     def __post_init__(self) -> None:
         if self.content is None or self.before is None:
             raise ValueError(f"a replace needs content and a pre-image hash: {self.path}")
-        if self.after != _sha256_hex(self.content):
+        if self.after != sha256_hex(self.content):
             raise ValueError(f"after is not the sha256 of the content: {self.path}")
 
 

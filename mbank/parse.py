@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import hashlib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -19,7 +18,7 @@ import msgspec
 import yaml
 
 from mbank.contract import BUILTIN_LAYER_DIRS
-from mbank.model import Doc, Edge, Link, Section
+from mbank.model import Doc, Edge, Link, Section, sha256_hex
 
 # --------------------------------------------------------------------------------------------
 # YAML: 1.2 core scalars at libyaml speed, with three guards (spec 01 §4.2)
@@ -713,7 +712,7 @@ class Parsed(msgspec.Struct, frozen=True):
 def parse_document(path: str, raw: bytes, mtime_ns: int = 0, size: int | None = None) -> Parsed:
     """Parse one document from its bytes. Never raises."""
     byte_size = len(raw) if size is None else size
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = sha256_hex(raw)
     problem = _encoding_problem(raw)
     if problem is not None:
         doc = Doc(
@@ -800,5 +799,5 @@ def parse_text(path: str, text: str, mtime_ns: int = 0, size: int | None = None)
         text_ok=True,
         links=links,
         first_h1=structure.first_h1,
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        sha256=sha256_hex(text.encode("utf-8")),
     )

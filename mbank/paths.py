@@ -14,6 +14,13 @@ from mbank.model import Refusal, RefusalError
 SKIPPED_DIRECTORIES = frozenset({"node_modules", "dist"})
 
 
+def is_within(path: str, parent: str) -> bool:
+    """Whether absolute `path` is `parent` or lies under it, by whole segments: `/a/bc` is not
+    within `/a/b`. Both are compared as given (resolve symlinks first where that matters);
+    POSIX separators, as everywhere in mbank (the journal's locks are `fcntl`)."""
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
 def refuse(rule: str, message: str) -> RefusalError:
     """A `RefusalError` carrying `Refusal(rule, message)`, ready to raise."""
     return RefusalError(Refusal(rule, message))

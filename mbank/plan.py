@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import base64
 import difflib
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
 from mbank.model import AnyFileOp, CreateFile, DeleteFile, Doc, Plan, ReplaceFile
+
+# Re-exported: the reducers hash their pre-images with the one helper, from where they plan.
+from mbank.model import sha256_hex as sha256_hex
 from mbank.parse import parse_document
 from mbank.paths import SKIPPED_DIRECTORIES
-from mbank.snapshot import Snapshot, build_snapshot
+from mbank.projection import Snapshot, build_snapshot
 
 # A virtual post-snapshot is never the bank's own state: it carries this generation so that a
 # cache keyed by generation can tell it apart from every snapshot `Bank.refresh()` returns.
@@ -27,11 +29,6 @@ VIRTUAL_GENERATION = -1
 
 NO_NEWLINE_MARKER = "\\ No newline at end of file\n"
 NON_TEXT = b"\x00"
-
-
-def sha256_hex(content: bytes) -> str:
-    """The lower-case hex sha256 of `content` (the hash every op and record carries)."""
-    return hashlib.sha256(content).hexdigest()
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ from typing import Any
 from mbank.model import Doc, RefusalError
 from mbank.parse import json_data, split_frontmatter
 from mbank.paths import inner_root_dir_guess, normalise_caller_path, not_a_document, refuse
+from mbank.projection import Snapshot
 from mbank.sections import match_section, section_text
-from mbank.snapshot import Snapshot
 
 MAX_BYTES = 400_000
 BATCH_BUDGET = 40_000

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 TEMPLATE_FUNCTION = "template"
 NO_FRONTMATTER_FILE = "This bank has no dna/frontmatter.md."

@@ -36,6 +36,7 @@ from mbank.lang import (
     tokenize,
 )
 from mbank.model import Doc, LayerMap
+from mbank.projection import Snapshot
 from mbank.search import (
     INBOX_LAYER,
     TEMPLATE_FUNCTION,
@@ -46,7 +47,6 @@ from mbank.search import (
     round_half_up,
     route_form,
 )
-from mbank.snapshot import Snapshot
 
 ROUTE_HINT = "No frontmatter match. Try bank_search for a literal term, or widen the question."
 
@@ -474,12 +474,7 @@ class Figures:
 
 def figures(snapshot: Snapshot, index: SearchIndex) -> Figures:
     """The `Figures` of this snapshot, from the index's memo or computed now."""
-    memo = index.memo(snapshot)
-    found = memo.get("route")
-    if not isinstance(found, Figures):
-        found = Figures(snapshot, index, index.route_stats())
-        memo["route"] = found
-    return found
+    return index.memoised(snapshot, Figures, lambda: Figures(snapshot, index, index.route_stats()))
 
 
 def _add_into(total: dict[Any, float], values: dict[Any, float]) -> None:

@@ -15,8 +15,9 @@ import heapq
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -33,7 +34,10 @@ from mbank.lang import (
 )
 from mbank.model import Doc
 from mbank.parse import split_frontmatter
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
+
+# What a reader derives once per snapshot and index state (`SearchIndex.memoised`).
+Memo = TypeVar("Memo")
 
 SEARCH_HINT = "No document body contains these terms. Try bank_route for a topic."
 
@@ -352,17 +356,21 @@ class SearchIndex:
             self.routable.discard(path)
         self.version += 1
 
-    def memo(self, snapshot: Snapshot) -> dict[str, Any]:
-        """A scratch dict for figures derived from this snapshot and this index state.
+    def memoised(self, snapshot: Snapshot, kind: type[Memo], build: Callable[[], Memo]) -> Memo:
+        """The `kind` of figures derived from this snapshot and index state, built at most once.
 
-        Readers keep per-document weights and norms here; it is emptied whenever the index
-        changes or a different snapshot is passed, so nothing stale survives.
+        Readers keep per-document weights and norms this way; the memo is emptied whenever the
+        index changes or a different snapshot is passed, so nothing stale survives.
         """
         owner, version = self._memo_for
         if owner is not snapshot or version != self.version:
             self._memo_for = (snapshot, self.version)
             self._memo = {}
-        return self._memo
+        found = self._memo.get(kind.__name__)
+        if not isinstance(found, kind):
+            found = build()
+            self._memo[kind.__name__] = found
+        return found
 
     # -- lookups ----------------------------------------------------------------------------
 
@@ -635,12 +643,7 @@ class SearchMeta:
 
 def search_meta(snapshot: Snapshot, index: SearchIndex) -> SearchMeta:
     """The `SearchMeta` of this snapshot, from the index's memo or gathered now."""
-    memo = index.memo(snapshot)
-    found = memo.get("search")
-    if not isinstance(found, SearchMeta):
-        found = SearchMeta(snapshot)
-        memo["search"] = found
-    return found
+    return index.memoised(snapshot, SearchMeta, lambda: SearchMeta(snapshot))
 
 
 def _best(scores: dict[str, float], count: int) -> list[tuple[float, str]]:

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from mbank.journal import journal_summary
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 
 def _counts(values: list[str]) -> dict[str, int]:

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from mbank.paths import is_within
+
 SERVER_NAME = "memorybank"
 
 SurfaceName = Literal["full", "seed", "off"]
@@ -412,13 +414,6 @@ INBOX_DIRECTORY = "_inbox"
 def resolve_against(path: str, cwd: str) -> str:
     """`path` resolved against `cwd`, then `os.path.realpath` (04 §6.2 step 1)."""
     return os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
-
-
-def is_within(path: str, parent: str) -> bool:
-    """Whether `path` is `parent` or lies under it, by whole path segments."""
-    if path == parent:
-        return True
-    return path.startswith(parent.rstrip(os.sep) + os.sep)
 
 
 def is_switched_off(real_root: str, off: Iterable[str], cwd: str) -> bool:

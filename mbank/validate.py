@@ -57,7 +57,7 @@ from mbank.catalogue import shipped_template_names
 from mbank.model import Doc, Finding, RefusalError
 from mbank.paths import in_scope, refuse
 from mbank.paths import normalise_scope as normalise_scope
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 from mbank.validation import ERROR, RULE_ORDER, RULES, SEVERITIES, WARNING, file_name
 from mbank.validation.contract_rules import (
     CycleScan,

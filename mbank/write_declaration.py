@@ -26,7 +26,7 @@ from typing import Any, Generic, Literal, TypeVar
 import msgspec
 
 from mbank.model import Intent, PlanOutcome
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 ArgsT = TypeVar("ArgsT", bound=msgspec.Struct)
 FactsT = TypeVar("FactsT", bound=msgspec.Struct)

@@ -17,14 +17,12 @@ import msgspec
 from mbank.gates.init import SeedTarget
 from mbank.gates.paths import PathOnDisk
 from mbank.journal import undo_facts, where_did_it_go
+from mbank.model import sha256_hex
+from mbank.paths import is_within
 from mbank.snapshot import Bank, Snapshot
 from mbank.write_declaration import FACT_NAMES, FactPaths, KnownFacts, WriteTool
 
 FactsT = TypeVar("FactsT", bound=msgspec.Struct)
-
-
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
@@ -42,7 +40,7 @@ def path_on_disk(bank: Bank, path: str) -> PathOnDisk:
             # refuses a write to a missing root with its own message (`root-missing`).
             return PathOnDisk(exists=exists, escapes=False)
         probe = os.path.dirname(probe)
-    escapes = not _inside(os.path.realpath(probe), bank.real_root)
+    escapes = not is_within(os.path.realpath(probe), bank.real_root)
     return PathOnDisk(exists=exists, escapes=escapes)
 
 
@@ -67,8 +65,6 @@ def seed_target_facts(
     through one); the pre-image hash is read only for a regular file that is not a document
     (the snapshot already holds every document's).
     """
-    import hashlib
-
     found: dict[str, SeedTarget] = {}
     for path in paths:
         absolute = os.path.join(bank.root, *path.split("/"))
@@ -82,7 +78,7 @@ def seed_target_facts(
             try:
                 if os.path.isfile(absolute):
                     with open(absolute, "rb") as handle:
-                        digest = hashlib.sha256(handle.read()).hexdigest()
+                        digest = sha256_hex(handle.read())
             except OSError:
                 digest = None
         found[path] = SeedTarget(exists=exists, escapes=escapes, sha256=digest)
@@ -90,7 +86,7 @@ def seed_target_facts(
 
 
 def _shipped_templates() -> dict[str, str]:
-    from mbank.catalogue import shipped_templates
+    from mbank.shipped_files import shipped_templates
 
     return shipped_templates()
 
@@ -108,12 +104,12 @@ class _Gathering:
         return os.path.lexists(self.bank.root) and not os.path.isdir(self.bank.root)
 
     def starter(self) -> dict[str, str]:
-        from mbank.catalogue import starter_files
+        from mbank.shipped_files import starter_files
 
         return starter_files()
 
     def starter_location(self) -> str:
-        from mbank.catalogue import starter_location
+        from mbank.shipped_files import starter_location
 
         return starter_location()
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from mbank.discovery import git_top
 from mbank.gates.postcheck import FindingsFor, post_check
 from mbank.journal import (
     LOCK_TIMEOUT,
@@ -50,8 +51,9 @@ from mbank.model import (
     PlanOutcome,
     Refusal,
     RefusalError,
+    sha256_hex,
 )
-from mbank.paths import refuse
+from mbank.paths import is_within, refuse
 from mbank.plan import apply_virtually, plan_diff, snapshot_pre_image
 from mbank.snapshot import Bank, Snapshot
 from mbank.write_declaration import FactPaths, WriteTool
@@ -105,21 +107,6 @@ class WriteOutcome(msgspec.Struct, frozen=True):
 # --------------------------------------------------------------------------------------------
 
 
-def _inside(path: str, base: str) -> bool:
-    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
-
-
-def _git_work_tree(start: str) -> str | None:
-    directory = start
-    while True:
-        if os.path.lexists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
 def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRead:
     """Read a `bodyFile`/`contentFile` under mbank's project confinement (§2.5 rules 5–11).
 
@@ -145,13 +132,13 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     bank_lexical = os.path.abspath(bank_root)
     lexical_p1 = os.path.dirname(bank_lexical)
     p1 = os.path.realpath(lexical_p1)
-    lexical_p2 = _git_work_tree(bank_lexical)
+    lexical_p2 = git_top(bank_lexical)
     p2 = os.path.realpath(lexical_p2) if lexical_p2 is not None else None
     real = os.path.realpath(lexical)
     real_bases = [base for base in (p1, p2) if base is not None]
-    if not any(_inside(real, base) for base in real_bases):
+    if not any(is_within(real, base) for base in real_bases):
         lexical_bases = [*real_bases, lexical_p1, *([lexical_p2] if lexical_p2 else [])]
-        if any(_inside(lexical, base) for base in lexical_bases):
+        if any(is_within(lexical, base) for base in lexical_bases):
             return refusal(
                 "file-symlink", f"{label} leads outside this project through a symbolic link."
             )
@@ -161,7 +148,7 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
             f"{label} is outside this project ({project}). Only files inside the project can "
             "be read.",
         )
-    base = p1 if _inside(real, p1) else (p2 or p1)
+    base = p1 if is_within(real, p1) else (p2 or p1)
     relative = os.path.relpath(real, base)
     hidden = next(
         (part for part in relative.split(os.sep) if part.startswith(".") and part != "."),
@@ -208,9 +195,7 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
         text = None
     if text is None or "\x00" in text:
         return refusal("file-not-utf8", f"{label} is not UTF-8 text.")
-    import hashlib
-
-    return FileRead(text=text, sha256=hashlib.sha256(content).hexdigest(), size=len(content))
+    return FileRead(text=text, sha256=sha256_hex(content), size=len(content))
 
 
 def read_file_arguments(

@@ -25,6 +25,7 @@ from typing import Annotated, Any
 import msgspec
 
 from mbank.catalogue import ROOT_INDEX, section_for
+from mbank.frontmatter_writer import frontmatter_block
 from mbank.gates.content import content_from
 from mbank.gates.documents import bank_path, bank_path_or_none
 from mbank.gates.governance import check_governance
@@ -33,11 +34,10 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import json_data
 from mbank.paths import refuse
 from mbank.plan import create_document, document_text, replace_document
-from mbank.reducers.frontmatter import frontmatter_block
+from mbank.projection import Snapshot
 from mbank.reducers.registration import pick_index, plan_section_index, register_line
 from mbank.reducers.report import closing, with_common
 from mbank.reducers.templates import instantiate, new_frontmatter, retitle, template_source
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import (
     TEXT_LIMIT,
     CliArg,

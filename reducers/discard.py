@@ -18,8 +18,8 @@ from mbank.gates.documents import DocumentFacts, bank_path, document_fact_paths,
 from mbank.model import Intent, JournalNotes, Plan, PlanOutcome
 from mbank.paths import refuse
 from mbank.plan import delete_document
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, with_common
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import CliArg, Published, WriteTool
 
 TOOL = "bank_discard"

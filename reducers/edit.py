@@ -22,9 +22,9 @@ from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_document
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, finished
 from mbank.sections import match_section, section_span
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import TEXT_LIMIT, CliArg, Published, WriteTool
 
 TOOL = "bank_edit"

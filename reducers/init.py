@@ -1,7 +1,7 @@
 """Planning `bank_init`: seed the 24 starter documents where there is no bank yet.
 
 Pure (spec 03 §12, 05 §2). The starter set is package data that the tool's shell hands over in
-`intent.facts[STARTER_FACT]` (`mbank.catalogue.starter_files()`), with where it was looked for
+`intent.facts[STARTER_FACT]` (`mbank.shipped_files.starter_files()`), with where it was looked for
 under `STARTER_LOCATION_FACT`; the project name and the catalogue's renderers make the ten
 generated documents. The plan creates every seed path in path order, or replaces what is
 there under `force`.
@@ -41,8 +41,8 @@ from mbank.gates.init import (
 )
 from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.plan import create_document, encode_text, replace_bytes, sha256_hex
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, with_common
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import CliArg, FactPaths, KnownFacts, Published, WriteTool
 
 TOOL = "bank_init"

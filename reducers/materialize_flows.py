@@ -33,8 +33,8 @@ from mbank.gates.init import (
 )
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.paths import refuse
+from mbank.projection import Snapshot
 from mbank.reducers.init import format_seeded, init_result, plan_seed
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import CliArg, FactPaths, KnownFacts, Published, WriteTool
 
 TOOL = "bank_materialize_flows"

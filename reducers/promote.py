@@ -28,6 +28,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from mbank.frontmatter_writer import frontmatter_block
 from mbank.gates.documents import bank_path, bank_path_or_none, require_document, require_text
 from mbank.gates.governance import check_governance
 from mbank.gates.paths import PathOnDisk, check_new_document_path
@@ -35,6 +36,7 @@ from mbank.model import AnyFileOp, Intent, JournalNotes, Plan, PlanOutcome
 from mbank.parse import URL_SCHEME, json_data, resolve_from, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import create_document, delete_document, document_text, replace_document
+from mbank.projection import Snapshot
 from mbank.reducers.create import (
     CANONICAL,
     INBOX,
@@ -45,12 +47,10 @@ from mbank.reducers.create import (
     preview,
     require_title_and_purpose,
 )
-from mbank.reducers.frontmatter import frontmatter_block
 from mbank.reducers.registration import pick_index, register_line, relative_link
 from mbank.reducers.report import with_common
 from mbank.reducers.templates import instantiate, new_frontmatter, retitle
 from mbank.reducers.templates import template_source as find_template
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import CliArg, FactPaths, KnownFacts, Published, WriteTool
 
 TOOL = "bank_promote"

@@ -38,7 +38,7 @@ from mbank.catalogue import (
 from mbank.gates.paths import PathOnDisk, path_fact
 from mbank.parse import URL_SCHEME, parse_text, scan_body, split_frontmatter
 from mbank.plan import document_text
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 README = "README.md"
 GOVERNANCE = "dna/governance.md"

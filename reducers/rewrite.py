@@ -24,8 +24,8 @@ from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import as_lf, document_text, replace_if_changed
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, finished, headline
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import TEXT_LIMIT, CliArg, Published, WriteTool, content_flags
 
 TOOL = "bank_rewrite"

@@ -42,8 +42,8 @@ from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import load_yaml, scalar_text, scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import document_text, replace_document
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, finished, unchanged
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import CliArg, Published, WriteTool
 
 TOOL = "bank_set_field"

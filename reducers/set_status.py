@@ -34,9 +34,9 @@ from mbank.gates.status import (
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scalar_text, split_frontmatter
 from mbank.plan import document_text, replace_document
+from mbank.projection import Snapshot
 from mbank.reducers.report import closing, finished, unchanged
 from mbank.reducers.set_field import frontmatter_close, key_line, reads_plain
-from mbank.snapshot import Snapshot
 from mbank.write_declaration import CliArg, Published, WriteTool
 
 TOOL = "bank_set_status"

@@ -29,7 +29,7 @@ from mbank.catalogue import TEMPLATES_DIR
 from mbank.model import Doc
 from mbank.parse import load_yaml, parse_text, recover_leniently, split_frontmatter
 from mbank.plan import as_lf
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 TEMPLATE_FUNCTION = "template"
 TEMPLATE_ONLY_KEYS = ("template_for", "template_target_path", "doc_function")

@@ -26,7 +26,7 @@ from mbank.model import (
     ReplaceFile,
 )
 from mbank.paths import refuse
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 UNDO_TOOL = "undo"
 ACTIONS = {"replace": "restored", "create": "deleted", "delete": "recreated"}

@@ -24,7 +24,7 @@ from mbank.plan import (
     document_text,
     replace_document,
 )
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 
 FIXED_NOW = datetime(2026, 9, 14, 12, 5, 1, tzinfo=UTC)
 

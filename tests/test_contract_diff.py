@@ -13,7 +13,7 @@ import pytest
 from document_writes import normalise
 from fixture_banks import TODAY
 
-from mbank import catalogue
+from mbank import shipped_files
 from mbank.contract_diff import (
     STARTER_ROOT,
     compare_contracts,
@@ -123,7 +123,7 @@ def snapshot_of(root: Path) -> Snapshot:
 
 
 def seeded_bank(root: Path) -> Path:
-    return write_bank(root, catalogue.seed_files("ebook_parser", TODAY))
+    return write_bank(root, shipped_files.seed_files("ebook_parser", TODAY))
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ def test_a_seeded_bank_matches_the_starter_in_everything(tmp_path: Path, snapsho
     assert result["there"] == {
         "root": "starter",
         "present": True,
-        "source": sorted(p for p in catalogue.seed_files("x", TODAY) if p.startswith("dna/")),
+        "source": sorted(p for p in shipped_files.seed_files("x", TODAY) if p.startswith("dna/")),
     }
     assert normalise(result, root) == snapshot
 
@@ -181,7 +181,7 @@ def test_the_starter_is_the_default_and_a_blank_other_means_it_too(tmp_path: Pat
 
 def test_the_starter_snapshot_is_the_seeded_set() -> None:
     starter = starter_snapshot()
-    assert sorted(starter.docs) == sorted(catalogue.seed_files("x", TODAY))
+    assert sorted(starter.docs) == sorted(shipped_files.seed_files("x", TODAY))
     assert starter.contract.present and len(starter.contract.doc_kinds) == 14
 
 
@@ -406,7 +406,7 @@ def test_another_bank_is_read_by_the_same_parser(tmp_path: Path) -> None:
 def test_only_the_other_banks_dna_is_read(tmp_path: Path) -> None:
     there = seeded_bank(tmp_path / "there")
     assert sorted(dna_snapshot(str(there)).docs) == sorted(
-        path for path in catalogue.seed_files("x", TODAY) if path.startswith("dna/")
+        path for path in shipped_files.seed_files("x", TODAY) if path.startswith("dna/")
     )
 
 

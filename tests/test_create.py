@@ -14,7 +14,7 @@ import pytest
 import write_calls
 from planners import Clock, Ids
 
-from mbank.catalogue import SECTION_PLACEHOLDER, seed_files, shipped_templates
+from mbank.catalogue import SECTION_PLACEHOLDER
 from mbank.cli import main
 from mbank.journal import read_records, record_data
 from mbank.model import RefusalError
@@ -22,6 +22,7 @@ from mbank.parse import parse_text
 from mbank.plan import plan_data
 from mbank.reducers.create import TOOL
 from mbank.route import route_header_only
+from mbank.shipped_files import seed_files, shipped_templates
 from mbank.snapshot import Bank
 from mbank.validate import findings
 from mbank.writes import run_undo

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mbank.frontmatter_writer import frontmatter_block, plain_safe, yaml_scalar, yaml_string
 from mbank.parse import load_yaml, parse_text, split_frontmatter
-from mbank.reducers.frontmatter import frontmatter_block, plain_safe, yaml_scalar, yaml_string
 
 
 def read_back(block: str) -> dict[str, Any]:
@@ -239,8 +239,8 @@ def test_any_string_reads_back_and_takes_the_first_style_that_applies(text: str)
 
 
 def test_a_non_string_key_is_written_as_its_scalar_text() -> None:
+    from mbank.frontmatter_writer import frontmatter_block
     from mbank.parse import load_yaml
-    from mbank.reducers.frontmatter import frontmatter_block
 
     block = frontmatter_block({"extra": {True: 1, 2024: "x"}})
     assert "  true: 1\n" in block

@@ -24,16 +24,16 @@ from git_history import commit_all, init_repo
 from planners import tree_bytes
 from seeded_banks import NAME, Seeder, patched, tree_texts
 
-from mbank import catalogue
+from mbank import catalogue, shipped_files
 from mbank.changed import changed
 from mbank.contract_diff import contract_diff
 from mbank.graph import graph
 from mbank.journal import journal_resource, read_records
 from mbank.model import Finding, RefusalError
+from mbank.projection import Snapshot
 from mbank.read import read_single
 from mbank.route import route
 from mbank.search import SearchIndex, search
-from mbank.snapshot import Snapshot
 from mbank.validate import findings
 from mbank.writes import run_undo
 
@@ -408,7 +408,7 @@ def test_step_1_init_seeds_the_24_documents_and_a_contract(generated: Generated)
     seeded = generated.texts["init"]
     assert sorted(seeded) == result["files"]
     assert "flows/templates/adr/ADR-ID.md" not in seeded
-    assert seeded == catalogue.seed_files(NAME, TODAY)
+    assert seeded == shipped_files.seed_files(NAME, TODAY)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """`bank_init` (spec 03 §12, 04 §2.4, 05 §2 and §8, 07 §3.19): seeding a bank where there is
 none, through the tool's shell and the write engine.
 
-What the seeded documents say is proven in test_starter.py (on `catalogue.seed_files`); here:
+What the seeded documents say is proven in test_starter.py (on `shipped_files.seed_files`); here:
 what the tool writes, reports and refuses.
 """
 
@@ -20,7 +20,7 @@ from fixture_banks import TODAY
 from planners import Clock, Ids
 from seeded_banks import NAME, Seeder, patched, tree_texts
 
-from mbank import catalogue
+from mbank import catalogue, shipped_files
 from mbank.gates.init import SeedTarget
 from mbank.journal import read_records
 from mbank.model import Intent, RefusalError
@@ -91,12 +91,12 @@ def test_init_on_a_missing_root_seeds_the_24_documents_and_validates_clean(seede
 
 def test_init_writes_exactly_the_catalogue_seed(seeder: Seeder) -> None:
     seeder.init()
-    assert tree_texts(seeder.root) == catalogue.seed_files(NAME, TODAY)
+    assert tree_texts(seeder.root) == shipped_files.seed_files(NAME, TODAY)
 
 
 def test_the_reducer_seed_is_the_catalogue_seed() -> None:
-    starter = catalogue.starter_files()
-    assert seeded_documents(starter, NAME, "here") == catalogue.seed_files(NAME, TODAY)
+    starter = shipped_files.starter_files()
+    assert seeded_documents(starter, NAME, "here") == shipped_files.seed_files(NAME, TODAY)
 
 
 def test_init_into_an_existing_empty_directory(tmp_path: Path) -> None:
@@ -291,11 +291,11 @@ def test_a_name_is_checked_before_the_bank_is_found_not_empty(seeder: Seeder) ->
 def test_a_missing_starter_set_is_refused(
     seeder: Seeder, tmp_path: Path, assert_unchanged: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(catalogue, "starter_files", lambda: {})
+    monkeypatch.setattr(shipped_files, "starter_files", lambda: {})
     with assert_unchanged(tmp_path):
         assert seeder.refusal(write_calls.init, {"name": NAME}) == (
             "starter-missing",
-            f"Starter set not found at {catalogue.starter_location()}. The server package is "
+            f"Starter set not found at {shipped_files.starter_location()}. The server package is "
             "incomplete.",
         )
 
@@ -303,9 +303,9 @@ def test_a_missing_starter_set_is_refused(
 def test_an_incomplete_starter_set_is_refused_after_the_bank_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    starter = catalogue.starter_files()
+    starter = shipped_files.starter_files()
     del starter["dna/governance.md"]
-    monkeypatch.setattr(catalogue, "starter_files", lambda: starter)
+    monkeypatch.setattr(shipped_files, "starter_files", lambda: starter)
     root = tmp_path / "bank"
     write(root, "notes/a.md", note("A"))
     assert Seeder(root).refusal(write_calls.init, {"name": NAME})[0] == "bank-not-empty"
@@ -365,7 +365,7 @@ class Free(dict[str, SeedTarget]):
 def _intent(arguments: dict[str, Any], targets: dict[str, SeedTarget]) -> Intent[Any, Any]:
     facts = InitFacts(
         root_not_directory=False,
-        starter=catalogue.starter_files(),
+        starter=shipped_files.starter_files(),
         starter_location="here",
         seed_targets=Free(targets),
     )

@@ -12,7 +12,7 @@ import write_calls
 from document_writes import normalise
 from seeded_banks import Seeder, patched, tree_texts
 
-from mbank import catalogue
+from mbank import shipped_files
 from mbank.journal import read_records
 from mbank.model import Refusal, RefusalError
 from mbank.reducers.materialize_flows import POSTCHECK_HINT, format_materialize
@@ -37,7 +37,7 @@ def seeded(tmp_path: Path) -> Seeder:
 
 
 def shipped() -> dict[str, str]:
-    return catalogue.shipped_templates()
+    return shipped_files.shipped_templates()
 
 
 def test_materialising_copies_the_24_templates_and_stays_clean(seeded: Seeder) -> None:
@@ -241,7 +241,7 @@ def test_a_templates_directory_leading_out_of_the_bank_is_refused(
 def test_missing_shipped_templates_are_refused(
     seeded: Seeder, assert_unchanged: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(catalogue, "shipped_templates", lambda: {})
+    monkeypatch.setattr(shipped_files, "shipped_templates", lambda: {})
     with assert_unchanged(seeded.root):
         assert seeded.refusal(write_calls.materialize_flows, {}) == (
             "templates-missing",
@@ -293,7 +293,7 @@ def test_the_human_materialize_output(seeded: Seeder) -> None:
 def test_a_bank_without_journal_can_be_materialised(tmp_path: Path) -> None:
     root = tmp_path / "bank"
     root.mkdir()
-    for path, text in catalogue.seed_files("x", "2026-09-14").items():
+    for path, text in shipped_files.seed_files("x", "2026-09-14").items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     assert Seeder(root).materialize()["created"] is True

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mbank import catalogue
+from mbank import shipped_files
 from mbank.catalogue import (
     SECTION_PLACEHOLDER,
     SECTIONS,
@@ -22,9 +22,6 @@ from mbank.catalogue import (
     root_index,
     section_for,
     section_index,
-    seed_files,
-    shipped_templates,
-    starter_files,
     templates_pointer,
 )
 from mbank.contract import BUILTIN_WEIGHTS, effective_weights, parse_contract, parse_layers
@@ -32,6 +29,7 @@ from mbank.model import RefusalError
 from mbank.parse import load_yaml, parse_text, resolve_from, split_frontmatter
 from mbank.route import route
 from mbank.search import SearchIndex
+from mbank.shipped_files import seed_files, shipped_templates, starter_files
 from mbank.snapshot import Bank, Snapshot
 from mbank.validate import findings
 from tests.conftest import TODAY
@@ -316,29 +314,29 @@ def test_seed_files_refuses_when_the_starter_set_is_incomplete(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     partial = {p: t for p, t in starter_files().items() if p != "dna/governance.md"}
-    monkeypatch.setattr(catalogue, "starter_files", lambda: partial)
+    monkeypatch.setattr(shipped_files, "starter_files", lambda: partial)
     with pytest.raises(RefusalError) as caught:
         seed_files(NAME, TODAY)
     refusal = caught.value.refusal
     assert refusal.rule == "starter-missing"
     assert refusal.message == (
-        f"Starter set not found at {catalogue.starter_location()}. "
+        f"Starter set not found at {shipped_files.starter_location()}. "
         "The server package is incomplete."
     )
 
 
 def test_a_missing_starter_package_reads_as_an_empty_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(catalogue, "STARTER_PACKAGE", "mbank.no_such_starter")
-    catalogue._starter.cache_clear()
+    monkeypatch.setattr(shipped_files, "STARTER_PACKAGE", "mbank.no_such_starter")
+    shipped_files._starter.cache_clear()
     try:
         assert starter_files() == {}
-        assert catalogue.starter_location().endswith("/mbank/starter")
+        assert shipped_files.starter_location().endswith("/mbank/starter")
         with pytest.raises(RefusalError) as caught:
             seed_files(NAME, TODAY)
         assert caught.value.refusal.rule == "starter-missing"
     finally:
         monkeypatch.undo()
-        catalogue._starter.cache_clear()
+        shipped_files._starter.cache_clear()
     assert len(starter_files()) == 14
 
 

@@ -17,11 +17,10 @@ from mbank.catalogue import (
     TEMPLATE_PATHS,
     TEMPLATES_DIR,
     section_for,
-    seed_files,
     shipped_template_names,
-    shipped_templates,
 )
 from mbank.parse import load_yaml, parse_text, resolve_from, split_frontmatter
+from mbank.shipped_files import seed_files, shipped_templates
 from mbank.snapshot import Bank
 from mbank.validate import findings
 from mbank.validation.references import shipped_template_names as names_seen_by_validation
@@ -453,6 +452,8 @@ def test_the_shipped_set_is_the_24_files_of_the_catalogue() -> None:
 def test_shipped_template_names_are_the_file_names_of_every_shipped_file() -> None:
     assert shipped_template_names() == frozenset(p.rsplit("/", 1)[-1] for p in TEMPLATE_PATHS)
     assert shipped_template_names() == names_seen_by_validation()
+    # The core knows the names as data; the package files the shell reads must agree.
+    assert shipped_template_names() == frozenset(p.rsplit("/", 1)[-1] for p in shipped_templates())
 
 
 @pytest.mark.parametrize("path", WRAPPERS)

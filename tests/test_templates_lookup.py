@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mbank.catalogue import shipped_templates
 from mbank.reducers.templates import (
     instantiate,
     is_placeholder,
@@ -19,6 +18,7 @@ from mbank.reducers.templates import (
     target_matches,
     template_source,
 )
+from mbank.shipped_files import shipped_templates
 from mbank.snapshot import Bank, Snapshot
 
 SHIPPED = shipped_templates()

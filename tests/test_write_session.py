@@ -28,7 +28,7 @@ from document_writes import Writer, apply_diff
 
 from mbank.model import Doc, RefusalError
 from mbank.parse import split_frontmatter
-from mbank.snapshot import Snapshot
+from mbank.projection import Snapshot
 from mbank.validate import findings
 
 Identity = tuple[str, str, str]

@@ -24,7 +24,7 @@ from mbank.journal.layout import bank_absolute, journal_path, log, wal_dir
 from mbank.journal.objects import store_object
 from mbank.journal.wal import WalDir, WalEntry, WalOp, recreate_dirs
 from mbank.model import AnyFileOp, CreateFile, DeleteFile, JournalRecord, Plan, RefusalError
-from mbank.paths import refuse
+from mbank.paths import is_within, refuse
 from mbank.plan import sha256_hex
 
 FaultHook = Callable[[str], None]
@@ -44,10 +44,6 @@ def _path_symlink(bank_path: str) -> RefusalError:
     )
 
 
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
 def _check_not_through_symlink(absolute: str, real_root: str, bank_path: str) -> None:
     """Refuse `path-symlink` when the target, or its deepest existing ancestor, leaves the bank."""
     probe = absolute
@@ -56,7 +52,7 @@ def _check_not_through_symlink(absolute: str, real_root: str, bank_path: str) ->
         if parent == probe:
             break
         probe = parent
-    if os.path.islink(absolute) or not _inside(os.path.realpath(probe), real_root):
+    if os.path.islink(absolute) or not is_within(os.path.realpath(probe), real_root):
         raise _path_symlink(bank_path)
 
 
