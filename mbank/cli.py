@@ -337,14 +337,19 @@ def _text_between(low: int, high: int | None) -> Callable[[str], str]:
     return parse
 
 
+def _add_filters(parser: argparse.ArgumentParser) -> None:
+    """route's and search's exact filters."""
+    parser.add_argument("--kind", help="exact doc_kind filter")
+    parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")
+
+
 def _add_route(sub: Any) -> None:
     parser = sub.add_parser("route", help="which documents answer this question")
     # The MCP schema bounds a question to 1,000 characters; the CLI passes any length on to
     # the same function, which answers normally (07 §4.3).
     parser.add_argument("question", metavar="QUESTION", type=_text_between(2, None))
     parser.add_argument("--limit", type=_int_between(1, 25), default=5)
-    parser.add_argument("--kind", help="exact doc_kind filter")
-    parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")
+    _add_filters(parser)
 
 
 def _run_route(args: argparse.Namespace) -> int:
@@ -367,8 +372,7 @@ def _add_search(sub: Any) -> None:
     parser = sub.add_parser("search", help="full-text search of document bodies")
     parser.add_argument("query", metavar="QUERY", type=_text_between(2, None))
     parser.add_argument("--limit", type=_int_between(1, 50), default=10)
-    parser.add_argument("--kind", help="exact doc_kind filter")
-    parser.add_argument("--layer", choices=READ_LAYERS, help="exact layer filter")
+    _add_filters(parser)
     parser.add_argument("--status", help="exact status filter")
 
 

@@ -437,11 +437,7 @@ def run_undo(
     *,
     record_id: str | None = None,
     dry_run: bool = False,
-    clock: Clock = utc_now,
-    make_id: MakeId = random_journal_id,
-    findings_for: FindingsFor | None = None,
-    fault: FaultHook | None = None,
-    lock_timeout: float = LOCK_TIMEOUT,
+    **engine: Any,
 ) -> dict[str, Any]:
     """Undo the newest journal record (or `record_id`) as a journaled write; `UndoResult`.
 
@@ -450,6 +446,8 @@ def run_undo(
     opened `epics/EP-001/` leaves no empty directory behind. A directory that was there before
     the undone write stays, empty or not, and so does one that still has any entry (a file
     someone added, a dot-file). Records written before mbank kept `dirs` prune nothing.
+    `engine` is the engine's options as `execute` takes them (clock, make_id, findings_for,
+    fault, lock_timeout).
     """
     from mbank.reducers.undo import UndoArgs, UndoFacts, gate_and_plan_undo, undo_result
     from mbank.write_facts import gather_named
@@ -467,12 +465,8 @@ def run_undo(
         gather_facts=lambda snapshot: gather_named(
             UndoFacts, lambda _known: FactPaths(), bank, snapshot, args
         ),
-        clock=clock,
-        make_id=make_id,
-        findings_for=findings_for,
-        fault=fault,
-        lock_timeout=lock_timeout,
         prune_dirs=lambda planned: created_dirs(bank.root, planned.result["undone"]),
+        **engine,
     )
     return undo_result(outcome.result, outcome.common_fields())
 

@@ -14,13 +14,13 @@ import pytest
 import write_calls
 from planners import Clock, Ids
 
-from mbank.catalogue import seed_files
 from mbank.cli import main
 from mbank.inbox import format_inbox, inbox_listing
 from mbank.journal import read_object, read_records, record_data
 from mbank.model import RefusalError
 from mbank.plan import plan_data
 from mbank.reducers.discard import TOOL
+from mbank.shipped_files import seed_files
 from mbank.snapshot import Bank
 from mbank.validate import findings
 from mbank.writes import run_undo

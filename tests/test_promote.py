@@ -13,13 +13,13 @@ import pytest
 import write_calls
 from planners import Clock, Ids
 
-from mbank.catalogue import seed_files
 from mbank.cli import main
 from mbank.journal import history, read_records, record_data, where_did_it_go
 from mbank.model import RefusalError
 from mbank.plan import plan_data
 from mbank.read import document_of
 from mbank.reducers.promote import TOOL
+from mbank.shipped_files import seed_files
 from mbank.snapshot import Bank
 from mbank.validate import findings
 from mbank.writes import run_undo
