@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mbank.discovery import discover_root
+from mbank.gitmerge.commands import add_git_merge_commands
 from mbank.model import RefusalError
+from mbank.setup import add_setup_commands
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -896,6 +898,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     for add, _run in COMMANDS.values():
         add(sub)
+    add_setup_commands(sub)  # mbank setup <target> (mbank/setup/)
+    add_git_merge_commands(sub)  # mbank merge-driver, mbank post-merge (mbank/gitmerge/)
     for name, subparser in sub.choices.items():
         if name in COMMANDS:
             _global_options(subparser, suppress=True)
@@ -914,6 +918,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return COMMANDS["serve"][1](args)
             parser.print_usage(sys.stderr)
             return EXIT_USAGE
+        if hasattr(args, "handler"):  # subcommands registered by a module's add_*_commands
+            return int(args.handler(args))
         return COMMANDS[args.command][1](args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
