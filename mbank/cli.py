@@ -14,10 +14,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mbank.discovery import discover_root
+from mbank.discovery import discover_root, git_top
 from mbank.gitmerge.commands import add_git_merge_commands
 from mbank.model import RefusalError
 from mbank.setup import add_setup_commands
+from mbank.setup.git import SETUP_GIT_NOTE
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -684,7 +685,10 @@ def _run_init(args: argparse.Namespace) -> int:
     except UsageError:  # no bank found: init makes one here (spec 04 §9.1)
         root = os.path.abspath("memory_bank")
     arguments = {"name": args.name, "force": args.force}
-    return _run_document_write(args, "init", arguments, format_init, root=root)
+    status = _run_document_write(args, "init", arguments, format_init, root=root)
+    if status == EXIT_OK and not args.json and git_top(root) is not None:  # issue 18
+        sys.stdout.write(SETUP_GIT_NOTE + "\n")
+    return status
 
 
 def _add_materialize_flows(sub: Any) -> None:

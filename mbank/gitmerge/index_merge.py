@@ -22,6 +22,7 @@ driver then falls back to git's ordinary merge. It never drops a line it did not
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 
@@ -56,14 +57,19 @@ class Entry(msgspec.Struct, frozen=True):
 
 
 class Layout(msgspec.Struct, frozen=True):
-    """An index as its frame (None marks where a run of entries sits) and its runs in order."""
+    """An index as its frame (every line that is no entry) and its runs of entries.
 
-    frame: tuple[str | None, ...]
-    runs: tuple[tuple[Entry, ...], ...]
+    Each run sits in a *gap* of the frame: gap `g` is just before frame line `g` (gap
+    `len(frame)` is the end). Keying runs by gap, not by their order, keeps a run's place when
+    one side emptied it or another side filled it.
+    """
+
+    frame: tuple[str, ...]
+    runs: dict[int, tuple[Entry, ...]]
 
     def entries(self) -> dict[tuple[str, str], Entry]:
         """Every entry by its key."""
-        return {entry.key: entry for run in self.runs for entry in run}
+        return {entry.key: entry for run in self.runs.values() for entry in run}
 
 
 class IndexMerge(msgspec.Struct, frozen=True):
@@ -162,8 +168,8 @@ def read_layout(text: str) -> Layout | None:
     fenced: set[int] = set()
     for start, end in scan_body(split.body).fences:
         fenced.update(range(start + split.body_offset, end + split.body_offset))
-    frame: list[str | None] = list(lines[: split.body_offset])
-    runs: list[tuple[Entry, ...]] = []
+    frame: list[str] = list(lines[: split.body_offset])
+    runs: dict[int, tuple[Entry, ...]] = {}
     run: list[Entry] = []
     seen: set[tuple[str, str]] = set()
     placeholders = 0
@@ -179,15 +185,13 @@ def read_layout(text: str) -> Layout | None:
             run.append(entry)
             continue
         if run:
-            frame.append(None)
-            runs.append(tuple(run))
+            runs[len(frame)] = tuple(run)
             run = []
         frame.append(lines[index])
         index += 1
     if run:
-        frame.append(None)
-        runs.append(tuple(run))
-    return Layout(tuple(frame), tuple(runs))
+        runs[len(frame)] = tuple(run)
+    return Layout(tuple(frame), runs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,67 +240,81 @@ def _item(decision: _Decision) -> _Item | None:
 # Laying the merged runs out
 # --------------------------------------------------------------------------------------------
 
-
-def _place(
-    runs: list[list[_Item]],
-    where: tuple[int, int],
-    item: _Item,
-    skip: frozenset[tuple[str, str]],
-) -> tuple[int, int]:
-    """Insert `item` at `where` (run, position), after any entries in `skip`; its place."""
-    run, position = where
-    while position < len(runs[run]) and runs[run][position].key in skip:
-        position += 1
-    runs[run].insert(position, item)
-    return run, position
+Runs = dict[int, list[_Item]]
 
 
-def _find(runs: Sequence[Sequence[_Item]], key: tuple[str, str]) -> tuple[int, int] | None:
-    for number, run in enumerate(runs):
-        for position, item in enumerate(run):
-            if item.key == key:
-                return number, position
+def gap_map(source: Sequence[str], target: Sequence[str]) -> dict[int, int]:
+    """Where each gap of frame `source` is in frame `target`, for the gaps that can be told.
+
+    A gap is told when the lines on both sides of it lie next to each other in a stretch the
+    two frames share (the start and the end count as such lines); blank lines repeat too often
+    for one neighbour alone to say where a run goes.
+    """
+    matcher = difflib.SequenceMatcher(None, source, target, autojunk=False)
+    line_to = {-1: -1, len(source): len(target)}
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            line_to[block.a + offset] = block.b + offset
+    return {
+        gap: line_to[gap]
+        for gap in range(len(source) + 1)
+        if gap in line_to and gap - 1 in line_to and line_to[gap - 1] == line_to[gap] - 1
+    }
+
+
+def _run_holding(runs: Runs, entries: Sequence[Entry]) -> int | None:
+    """The gap of the merged run that already holds one of `entries`, if any."""
+    keys = {entry.key for entry in entries}
+    for gap, run in runs.items():
+        if any(item.key in keys for item in run):
+            return gap
+    return None
+
+
+def _position(run: list[_Item], key: tuple[str, str]) -> int | None:
+    for position, item in enumerate(run):
+        if item.key == key:
+            return position
     return None
 
 
 def _slot_other(
-    runs: list[list[_Item]],
+    runs: Runs,
     other: Layout,
+    gaps: Mapping[int, int],
     items: Mapping[tuple[str, str], _Item],
     skip: frozenset[tuple[str, str]],
-    frames_equal: bool,
 ) -> bool:
-    """Insert the other side's entries not yet laid out; False when one has no anchor."""
-    for number, run in enumerate(other.runs):
-        after: tuple[int, int] | None = None
-        for position, entry in enumerate(run):
-            found = _find(runs, entry.key)
+    """Insert the other side's entries not yet laid out; False when one has no place."""
+    placed = {item.key for run in runs.values() for item in run}
+    for gap, entries in other.runs.items():
+        missing = [e for e in entries if e.key not in placed and e.key in items]
+        if not missing:
+            continue
+        # Best placed beside an entry the run shares with ours; else by the frame around it.
+        target = _run_holding(runs, entries)
+        if target is None:
+            target = gaps.get(gap)
+        if target is None:
+            return False
+        run = runs.setdefault(target, [])
+        after: int | None = None
+        for number, entry in enumerate(entries):
+            found = _position(run, entry.key)
             if found is not None:
-                after = (found[0], found[1] + 1)
+                after = found + 1
                 continue
-            item = items.get(entry.key)
-            if item is None:
+            if entry.key in placed or entry.key not in items:
                 continue
             if after is None:
-                after = _anchor_ahead(runs, run[position + 1 :])
-            if after is None and frames_equal and number < len(runs):
-                after = (number, 0)
-            if after is None:
-                return False
-            placed = _place(runs, after, item, skip)
-            after = (placed[0], placed[1] + 1)
+                ahead = (_position(run, e.key) for e in entries[number + 1 :])
+                after = next((p for p in ahead if p is not None), 0)
+            while after < len(run) and run[after].key in skip:
+                after += 1
+            run.insert(after, items[entry.key])
+            placed.add(entry.key)
+            after += 1
     return True
-
-
-def _anchor_ahead(
-    runs: Sequence[Sequence[_Item]], following: Sequence[Entry]
-) -> tuple[int, int] | None:
-    """The place before the first of `following` already laid out."""
-    for entry in following:
-        found = _find(runs, entry.key)
-        if found is not None:
-            return found
-    return None
 
 
 def _counting_from(run: Sequence[Entry]) -> int | None:
@@ -333,23 +351,20 @@ def _conflict_lines(decision: _Decision, labels: tuple[str, str]) -> list[str]:
 
 
 def _render(
-    frame: Sequence[str | None],
-    runs: Sequence[Sequence[_Item]],
+    frame: Sequence[str],
+    runs: Runs,
     decisions: Mapping[tuple[str, str], _Decision],
     labels: tuple[str, str],
 ) -> str:
     lines: list[str] = []
-    run_number = 0
-    for line in frame:
-        if line is not None:
-            lines.append(line)
-            continue
-        for item in runs[run_number]:
+    for gap in range(len(frame) + 1):
+        for item in runs.get(gap, ()):
             if item.conflict:
                 lines.extend(_conflict_lines(decisions[item.key], labels))
             else:
                 lines.extend(item.lines)
-        run_number += 1
+        if gap < len(frame):
+            lines.append(frame[gap])
     return "\n".join(lines)
 
 
@@ -361,12 +376,10 @@ def merge_index(
         return IndexMerge(ours, 0)
     if base == ours:
         return IndexMerge(theirs, 0)
-    layouts = (read_layout(base), read_layout(ours), read_layout(theirs))
-    base_layout, ours_layout, theirs_layout = layouts
+    base_layout, ours_layout, theirs_layout = (read_layout(t) for t in (base, ours, theirs))
     if base_layout is None or ours_layout is None or theirs_layout is None:
         return None
-    frames_equal = ours_layout.frame == theirs_layout.frame
-    if frames_equal or theirs_layout.frame == base_layout.frame:
+    if ours_layout.frame == theirs_layout.frame or theirs_layout.frame == base_layout.frame:
         kept, other, kept_is_ours = ours_layout, theirs_layout, True
     elif ours_layout.frame == base_layout.frame:
         kept, other, kept_is_ours = theirs_layout, ours_layout, False
@@ -374,7 +387,9 @@ def merge_index(
         return None
     decisions = _decisions(base_layout, ours_layout, theirs_layout)
     items = {key: item for key, d in decisions.items() if (item := _item(d)) is not None}
-    runs = [[items[e.key] for e in run if e.key in items] for run in kept.runs]
+    runs: Runs = {
+        gap: [items[e.key] for e in run if e.key in items] for gap, run in kept.runs.items()
+    }
     # Ours before theirs: theirs' new entries go after ours' new entries at the same place.
     base_keys, other_keys = base_layout.entries(), other.entries()
     skip = frozenset(
@@ -382,13 +397,15 @@ def merge_index(
         for key in kept.entries()
         if kept_is_ours and key not in base_keys and key not in other_keys
     )
-    if not _slot_other(runs, other, items, skip, frames_equal):
+    gaps = gap_map(other.frame, kept.frame)
+    if not _slot_other(runs, other, gaps, items, skip):
         return None
-    if any(item.key[0] != PLACEHOLDER for run in runs for item in run):
-        runs = [[item for item in run if item.key[0] != PLACEHOLDER] for run in runs]
-    for number, run in enumerate(kept.runs):
-        start = _counting_from(run)
-        if start is not None:
-            runs[number] = _renumber(runs[number], start)
-    conflicts = sum(item.conflict for run in runs for item in run)
+    if any(item.key[0] != PLACEHOLDER for run in runs.values() for item in run):
+        runs = {gap: [i for i in run if i.key[0] != PLACEHOLDER] for gap, run in runs.items()}
+    counted = {gaps[g]: run for g, run in other.runs.items() if g in gaps} | dict(kept.runs)
+    for gap, source in counted.items():
+        start = _counting_from(source)
+        if start is not None and gap in runs:
+            runs[gap] = _renumber(runs[gap], start)
+    conflicts = sum(item.conflict for run in runs.values() for item in run)
     return IndexMerge(_render(kept.frame, runs, decisions, labels), conflicts)

@@ -44,6 +44,10 @@ BLOCK_END = "# <<< mbank"
 HOOK_MARKER = "# mbank post-merge hook (written by `mbank setup git --post-merge-hook`)"
 INDEX_FUNCTION = "index"
 NOT_INDEXED_DIRS = frozenset({"_inbox"})
+SETUP_GIT_NOTE = (
+    "This bank is in a git work tree: run `mbank setup git` once in each clone, so that "
+    "parallel branches merge its indexes and journal without conflicts."
+)
 ONCE_PER_CLONE = (
     "Each clone runs `mbank setup git` once: git never takes driver commands from a committed file."
 )
