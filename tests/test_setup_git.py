@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from fixture_banks import REPO
 from git_repos import git, isolate_git, mbank, mbank_ok, new_repo
 
 from mbank.setup import TARGETS
@@ -192,3 +195,24 @@ def test_init_in_a_git_work_tree_says_to_run_setup_git(tmp_path: Path) -> None:
     assert out.endswith(SETUP_GIT_NOTE + "\n")
     plain = mbank_ok("init", "Demo", "--root", str(tmp_path / "plain" / "memory_bank"))
     assert SETUP_GIT_NOTE not in plain
+
+
+def test_the_pre_commit_hook_runs_the_validate_gate(tmp_path: Path) -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [hook["id"] for hook in hooks] == ["mbank-validate"]
+    entry = shlex.split(hooks[0]["entry"])
+    assert entry == ["mbank", "validate", "--fail-on", "error"]
+    project = tmp_path / "project"
+    mbank_ok("init", "Demo", "--root", str(project / "memory_bank"))
+    command = [sys.executable, "-m", "mbank", *entry[1:]]
+    clean = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    assert (clean.returncode, clean.stdout) == (0, "total: 0\n")
+    broken = project / "memory_bank" / "domain" / "broken.md"
+    broken.write_text(
+        "---\ntitle: Broken\ndoc_kind: domain\ndoc_function: canonical\npurpose: p.\n"
+        "derived_from:\n  - ../dna/missing.md\nstatus: active\n---\n# Broken\n",
+        encoding="utf-8",
+    )
+    failing = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    assert failing.returncode == 1
+    assert "ERROR" in failing.stdout
