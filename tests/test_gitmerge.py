@@ -340,3 +340,46 @@ def test_the_driver_falls_back_to_git_merge_file_with_markers(
 
 def test_an_index_that_is_not_utf8_goes_to_git_merge_file() -> None:
     assert merge_bytes("index", b"", b"\xff\xfe", b"x") is None
+
+
+LINES = st.sampled_from(
+    [
+        "",
+        "# Index",
+        "## Registry",
+        "prose with a [link](x.md) inside",
+        SECTION_PLACEHOLDER,
+        "```",
+        "- [A](a.md) — a.",
+        "- [B](b.md) — b.",
+        "  continued",
+        "1. [C](c.md) — c.",
+        "| [D](d.md) | d |",
+        "| Name | Purpose |",
+        "---",
+        "title: x",
+        "<<<<<<< ours",
+        "* [E](e.md) — e.",
+        "- [A](a.md) — a, changed.",
+    ]
+)
+TEXTS = st.lists(LINES, max_size=12).map(lambda lines: "\n".join(lines) + "\n")
+
+
+@given(base=TEXTS, ours=TEXTS, theirs=TEXTS)
+def test_any_three_texts_merge_or_go_to_git_and_no_added_entry_is_lost(
+    base: str, ours: str, theirs: str
+) -> None:
+    merged = merge_index(base, ours, theirs)
+    assert merge_index(base, ours, ours) == merge_index(base, base, ours)
+    if merged is None:
+        return
+    for side in (ours, theirs):
+        layout = read_layout(side)
+        if layout is None or side == base:
+            continue
+        before = read_layout(base)
+        old = before.entries() if before is not None else {}
+        for key in layout.entries():
+            if key[0] != "placeholder" and key not in old:
+                assert f"]({key[1]})" in merged.text, key

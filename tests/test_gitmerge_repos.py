@@ -271,3 +271,19 @@ def test_the_post_merge_hook_prints_the_findings_the_merge_added(tmp_path: Path)
     assert status == 0
     assert out.startswith("mbank: the merge added 1 validation finding;")
     assert "billing" in out
+
+
+def test_branches_written_in_linked_worktrees_merge_cleanly(tmp_path: Path) -> None:
+    repo, bank = seeded_repo(tmp_path)
+    for name in ("left", "right"):
+        tree = tmp_path / f"worktree-{name}"
+        git(repo, "worktree", "add", "-q", "-b", name, str(tree), "seed")
+        for doc in range(2):
+            create(tree / "memory_bank", f"domain/{name}-{doc}.md", f"{name} {doc}")
+        commit_all(tree, f"{name}: two documents, written in its own worktree")
+    git(repo, "checkout", "-q", "-B", "main", "seed")
+    for name in ("left", "right"):
+        assert_clean_merge(repo, name)
+    index = (bank / "domain/README.md").read_text(encoding="utf-8")
+    assert all(index.count(f"]({n}-{d}.md)") == 1 for n in ("left", "right") for d in range(2))
+    assert mbank_ok("validate", "--root", str(bank)) == "total: 0\n"

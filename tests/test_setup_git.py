@@ -216,3 +216,17 @@ def test_the_pre_commit_hook_runs_the_validate_gate(tmp_path: Path) -> None:
     failing = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
     assert failing.returncode == 1
     assert "ERROR" in failing.stdout
+
+
+def test_run_in_a_linked_worktree_it_registers_the_drivers_for_every_worktree(
+    repo: Path, tmp_path: Path
+) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "seed")
+    tree = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tree))
+    out = mbank_ok("setup", "git", "--project", str(tree))
+    assert f"registered the merge drivers in {repo}/.git/config\n" in out
+    assert (tree / ".gitattributes").exists() and not (repo / ".gitattributes").exists()
+    driver = git(repo, "config", "--get", "merge.mbank-journal.driver").stdout
+    assert driver == f"{THIS_MBANK} merge-driver journal %O %A %B %P\n"
