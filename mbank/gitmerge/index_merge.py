@@ -10,9 +10,9 @@ The merge decides each entry by its key, as git decides each line: added on one 
 removed on one side and unchanged on the other → removed; changed on one side → that change;
 changed differently on both sides (or changed on one and removed on the other) → a conflict
 for that entry alone, between git's markers. The result keeps the layout of the side whose
-frame it keeps, and slots the other side's new entries after the entry they follow there, ours
-before theirs; numbered runs that counted up are counted again; the placeholder goes once any
-entry exists.
+frame it keeps, and slots the other side's new entries after the entry they follow there (a run
+sharing no entry goes by the frame lines around it), ours before theirs; numbered runs that
+counted up are counted again; the placeholder goes once any entry exists.
 
 `merge_index` answers None when it cannot merge by entries — a version it cannot read (not a
 text it recognises, conflict markers already in it, one target linked twice in one shape),
