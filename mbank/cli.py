@@ -15,8 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mbank.cli_writes import CliArgumentError
-from mbank.discovery import discover_root
+from mbank.discovery import discover_root, git_top
+from mbank.gitmerge.commands import add_git_merge_commands
 from mbank.model import RefusalError
+from mbank.setup import add_setup_commands
+from mbank.setup.git import SETUP_GIT_NOTE
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -425,7 +428,11 @@ def _write_command(tool: Any) -> Command:
                 raise
             root = os.path.abspath("memory_bank")  # no bank found: init makes one here (§9.1)
         result = run_write(tool, Bank(root), arguments, dry_run=args.dry_run, via="cli")
-        return print_result(args, result, tool.render)
+        status = print_result(args, result, tool.render)
+        # a new bank in a git work tree: each clone registers the merge drivers once (issue 18)
+        if tool.creates_root and not args.json and not args.dry_run and git_top(root) is not None:
+            sys.stdout.write(SETUP_GIT_NOTE + "\n")
+        return status
 
     return add, run
 
@@ -646,6 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     for add, _run in COMMANDS.values():
         add(sub)
+    add_setup_commands(sub)  # mbank setup <target> (mbank/setup/)
+    add_git_merge_commands(sub)  # mbank merge-driver, mbank post-merge (mbank/gitmerge/)
     for name, subparser in sub.choices.items():
         if name in COMMANDS:
             _global_options(subparser, suppress=True)
@@ -664,6 +673,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return COMMANDS["serve"][1](args)
             parser.print_usage(sys.stderr)
             return EXIT_USAGE
+        if hasattr(args, "handler"):  # subcommands registered by a module's add_*_commands
+            return int(args.handler(args))
         return COMMANDS[args.command][1](args)
     except (UsageError, CliArgumentError) as exc:
         parser.print_usage(sys.stderr)
