@@ -26,8 +26,9 @@ from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, ToolAnnotations
 from mcp.types import Tool as MCPTool
-from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
@@ -251,6 +252,16 @@ class BankServer(MCPServer[Any]):
             for tool in tools
         ]
         return sorted(published, key=lambda tool: tool_sort_key(tool.name))
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        """The SDK's prompt, or an invalid-params error naming the prompts there are (the SDK
+        answers an unknown name with error code 0 and logs a traceback)."""
+        if self._prompt_manager.get_prompt(name) is None:
+            known = ", ".join(prompt.name for prompt in PROMPTS)
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}. The prompts are: {known}.")
+        return await super().get_prompt(name, arguments, context)
 
     def open_full_surface(self) -> bool:
         """Register what the seed surface lacks (04 §6.4 step 1); False when already full."""
@@ -694,11 +705,22 @@ def initialization_options(server: BankServer) -> Any:
     )
 
 
+async def serve_guarded_stdio(lowlevel: Any, options: Any) -> None:
+    """Serve one connection over stdin/stdout until stdin closes, every line checked first
+    (`mbank.stdio_guard`): a line the SDK could not read is answered with its JSON-RPC error."""
+    from mbank.stdio_guard import GuardedInput, LineWriter, claimed_std_streams
+
+    with claimed_std_streams() as (raw_in, raw_out):
+        writer = LineWriter(raw_out)
+        stdin = cast("anyio.AsyncFile[str]", GuardedInput(raw_in, writer))
+        stdout = cast("anyio.AsyncFile[str]", writer)
+        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, options)
+
+
 async def run_stdio(server: BankServer) -> None:
     """Serve one connection over stdin/stdout until stdin closes."""
-    options = initialization_options(server)
-    async with stdio_server() as (read_stream, write_stream):
-        await server._lowlevel_server.run(read_stream, write_stream, options)
+    await serve_guarded_stdio(server._lowlevel_server, initialization_options(server))
 
 
 def serve(root: str, off: Sequence[str] = ()) -> int:
