@@ -531,6 +531,19 @@ def test_undo_of_a_hand_edited_record_never_touches_a_file_outside_the_bank(
         )
 
 
+def test_undo_never_removes_a_directory_outside_the_bank_that_a_record_names(
+    bank: Path, victim: Path
+) -> None:
+    journal_file = bank / ".mbank" / "journal.jsonl"
+    record = json.loads(journal_file.read_text(encoding="utf-8"))
+    record["dirs"] = [os.path.relpath(victim.parent / "victim-dir", bank), "ops/../.."]
+    journal_file.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    undone = cli(bank, "undo")
+    assert undone.returncode == 0, undone.stderr
+    assert not (bank / "ops" / "first.md").exists()
+    assert (victim.parent / "victim-dir").is_dir()
+
+
 # --------------------------------------------------------------------------------------------
 # Items 5 and 8: links and garbage in .mbank/
 # --------------------------------------------------------------------------------------------

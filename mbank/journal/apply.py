@@ -188,13 +188,19 @@ def plan_directories(root: str, plan: Plan, steps: Sequence[_Step]) -> tuple[str
 def _prune_candidates(root: str, prune: Sequence[str]) -> tuple[WalDir, ...]:
     """The directories of `prune` that are real directories now, deepest first, with bits.
 
-    A symlinked directory or a missing one is never a candidate; the bits are kept so that a
-    rollback re-creates a removed directory exactly.
+    A symlinked directory, a missing one, or a path that is not a bank path inside the bank
+    (the list comes from a journal record, which may be hand-edited) is never a candidate; the
+    bits are kept so that a rollback re-creates a removed directory exactly.
     """
     found: dict[str, int] = {}
+    real_root = os.path.realpath(root)
     for directory in prune:
         if not directory or directory in found:
             continue
+        if stored_path_problem(directory, root, real_root) or leads_outside(
+            root, real_root, directory
+        ):
+            continue  # read from a journal record: never a directory outside the bank
         try:
             info = os.lstat(bank_absolute(root, directory))
         except OSError:
