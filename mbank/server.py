@@ -216,14 +216,15 @@ def _json_text(value: Any) -> str:
 
 
 def recover_interrupted(root: str) -> list[str]:
-    """Roll back a write a crash left half-applied (04 §6.2 step 4); never fails the start."""
-    from mbank.journal import recover_at_start
+    """Report a write a crash left half-applied (04 §6.2 step 4); rolls nothing back.
 
-    try:
-        return recover_at_start(root)
-    except RefusalError as exc:  # the lock is held: that writer finishes or the next recovers
-        log.warning("crash recovery skipped at start: %s", exc.refusal.message)
-        return []
+    A start reads only (issue 13): no lock, no recovery; the first write recovers.
+    """
+    from mbank.journal import interrupted_notices
+
+    for notice in interrupted_notices(root):
+        print(notice, file=sys.stderr, flush=True)
+    return []
 
 
 # --------------------------------------------------------------------------------------------

@@ -298,8 +298,8 @@ def test_recovery_reports_what_it_rolled_back_on_stderr(tmp_path: Path) -> None:
         str(root),
     )
     assert notice.stdout == (
-        "mbank: a write was interrupted (20260914T120501Z-c00001); start the server or run any "
-        "write to roll it back.\n"
+        "mbank: a write was interrupted (20260914T120501Z-c00001); the next write "
+        "to this bank rolls it back.\n"
     )
     recovered = run_python(RECOVER_BY_WRITE, str(root))
     assert recovered.stderr == (

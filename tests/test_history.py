@@ -228,8 +228,8 @@ def test_cli_history_says_on_stderr_that_a_write_was_interrupted(
         assert main(["history", "--root", str(root)]) == 0
     captured = capsys.readouterr()
     assert captured.err == (
-        "mbank: a write was interrupted (20260914T130000Z-abcdef); start the server or run any "
-        "write to roll it back.\n"
+        "mbank: a write was interrupted (20260914T130000Z-abcdef); the next write "
+        "to this bank rolls it back.\n"
     )
     assert captured.out.startswith("20260914T120001Z-000001")
 

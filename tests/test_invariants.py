@@ -324,8 +324,8 @@ def test_every_read_subcommand_leaves_the_project_untouched(
 
 
 NOTICE = (
-    "mbank: a write was interrupted (20260914T130000Z-dead01); start the server or run any "
-    "write to roll it back.\n"
+    "mbank: a write was interrupted (20260914T130000Z-dead01); the next write "
+    "to this bank rolls it back.\n"
 )
 
 

@@ -549,8 +549,8 @@ def test_a_failed_restore_keeps_the_wal_entry_and_the_next_write_rolls_it_back(
     assert journal.pending_wal_ids(str(root)) == ["20260914T120501Z-000001"]
     assert tree_bytes(root) != pre
     assert journal.interrupted_notices(str(root)) == [
-        "mbank: a write was interrupted (20260914T120501Z-000001); start the server or run "
-        "any write to roll it back."
+        "mbank: a write was interrupted (20260914T120501Z-000001); the next write "
+        "to this bank rolls it back."
     ]
     monkeypatch.undo()
     capsys.readouterr()
@@ -593,9 +593,22 @@ def test_recovery_removes_entries_that_do_not_parse_or_whose_record_exists(
     _wal_entry(root, done, [journal.WalOp("domain/new.md", "create", None, "1" * 64, None)])
     post = tree_bytes(root)
     capsys.readouterr()
-    assert journal.recover_at_start(str(root)) == []
+    # Issue 13 item 3: an entry that does not parse is no longer taken for "crashed while
+    # writing" (entries are renamed into place once complete): it is quarantined and writes
+    # stop until a person decides; the committed entry is still just removed.
+    with pytest.raises(RefusalError) as caught:
+        journal.recover_at_start(str(root))
+    assert caught.value.refusal.message == (
+        "Writes to this bank are stopped until a person decides: the write-ahead entry "
+        "20260914T130000Z-bbbbbb.json is damaged and may belong to a half-applied write (no "
+        "file it names can be read). Once you have looked, delete .mbank/quarantine/ to "
+        "allow writes again; nothing was written."
+    )
     assert os.listdir(wal) == [] and tree_bytes(root) == post
-    assert capsys.readouterr().err == ""
+    assert sorted(os.listdir(root / ".mbank" / "quarantine")) == [
+        "20260914T130000Z-bbbbbb.json",
+        "20260914T130000Z-bbbbbb.json.reason",
+    ]
 
 
 def test_recovery_leaves_a_file_changed_after_the_interrupted_write_and_says_so(

@@ -626,8 +626,8 @@ def test_cli_reads_report_an_interrupted_write_and_still_answer(
     wal.mkdir(parents=True)
     (wal / "20260914T120000Z-cccc.json").write_text("{}", encoding="utf-8")
     notice = (
-        "mbank: a write was interrupted (20260914T120000Z-cccc); start the server or run any "
-        "write to roll it back.\n"
+        "mbank: a write was interrupted (20260914T120000Z-cccc); the next write "
+        "to this bank rolls it back.\n"
     )
     root = str(fixture_plus)
     with assert_unchanged(fixture_plus):

@@ -913,7 +913,10 @@ async def test_serve_warms_the_bank_after_the_handshake_not_before(bank: Path) -
     assert not seed.service.warmed.is_set()  # nothing to warm in a seed session
 
 
-def test_a_crashed_init_is_rolled_back_before_the_surface_is_decided(tmp_path: Path) -> None:
+def test_a_crashed_init_is_left_to_the_first_write_to_roll_back(tmp_path: Path) -> None:
+    # Issue 13 item 10: a server start reads only (no lock, no recovery; 04 §6.2 step 4 now
+    # just reports the interrupted write), so the half-seeded bank reads as a bank until the
+    # first write rolls the interrupted init back.
     root = tmp_path / "project" / "memory_bank"
     script = (
         "import sys\n"
@@ -930,10 +933,21 @@ def test_a_crashed_init_is_rolled_back_before_the_surface_is_decided(tmp_path: P
     assert done.returncode != 0  # killed in the middle of the apply
     assert os.listdir(root / ".mbank" / "wal")
     assert has_bank(str(root))  # half seeded: it reads as a bank until recovered
+    before = sorted(os.listdir(root))
     server = build_server(str(root))
-    assert server.surface == "seed"
-    assert sorted(os.listdir(root)) == [".mbank"]
+    assert server.surface == "full"
+    assert sorted(os.listdir(root)) == before
+    assert os.listdir(root / ".mbank" / "wal")
+    again = subprocess.run(
+        [sys.executable, "-c", script, str(root)],
+        env={key: value for key, value in env.items() if not key.startswith("MBANK_")},
+        capture_output=True,
+        timeout=60,
+    )
+    assert again.returncode == 0, again.stderr
+    assert b"mbank: rolled back an interrupted write" in again.stderr
     assert os.listdir(root / ".mbank" / "wal") == []
+    assert build_server(str(root)).surface == "full"
 
 
 # --------------------------------------------------------------------------------------------

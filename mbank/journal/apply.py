@@ -14,17 +14,27 @@ import os
 import signal
 import stat
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 
 import msgspec
 
 from mbank.journal import durable
+from mbank.journal.confine import leads_outside, stored_path_problem
 from mbank.journal.durable import Current, NotRegular, SymlinkTarget
-from mbank.journal.layout import bank_absolute, journal_path, log, wal_dir
+from mbank.journal.layout import (
+    JOURNAL_FILE,
+    MBANK_DIR,
+    TEMP_SUFFIX,
+    WAL_DIR,
+    bank_absolute,
+    log,
+)
 from mbank.journal.objects import store_object
+from mbank.journal.tree import BadEntry, open_directory, open_file, open_mbank
 from mbank.journal.wal import WalDir, WalEntry, WalOp, recreate_dirs
 from mbank.model import AnyFileOp, CreateFile, DeleteFile, JournalRecord, Plan, RefusalError
-from mbank.paths import is_within, refuse
+from mbank.paths import refuse
 from mbank.plan import sha256_hex
 
 FaultHook = Callable[[str], None]
@@ -44,26 +54,24 @@ def _path_symlink(bank_path: str) -> RefusalError:
     )
 
 
-def _check_not_through_symlink(absolute: str, real_root: str, bank_path: str) -> None:
-    """Refuse `path-symlink` when the target, or its deepest existing ancestor, leaves the bank."""
-    probe = absolute
-    while not os.path.lexists(probe):
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    if os.path.islink(absolute) or not is_within(os.path.realpath(probe), real_root):
+def _check_confined(root: str, real_root: str, bank_path: str) -> None:
+    """Refuse a path a write may not touch: one not in a bank path's normal form (an undo of
+    a hand-edited record, say: `path-outside`), or one whose target, or deepest existing
+    ancestor, leaves the bank through a symbolic link (`path-symlink`)."""
+    if stored_path_problem(bank_path, root, real_root) is not None:
+        raise refuse("path-outside", f"Path must stay inside the bank: {bank_path}")
+    if leads_outside(root, real_root, bank_path):
         raise _path_symlink(bank_path)
 
 
-def verified_current(op: AnyFileOp, absolute: str, real_root: str) -> Current:
+def verified_current(root: str, real_root: str, op: AnyFileOp, absolute: str) -> Current:
     """The file at `absolute` now, once it is shown to be what `op` expects (§14.7).
 
     A create expects nothing there; a replace or delete expects bytes whose sha256 is
     `op.before`. Anything else refuses `changed-on-disk`; a path through a symbolic link
     refuses `path-symlink`.
     """
-    _check_not_through_symlink(absolute, real_root, op.path)
+    _check_confined(root, real_root, op.path)
     try:
         current = durable.read_current(absolute)
     except SymlinkTarget:
@@ -93,9 +101,13 @@ class _Step:
 
 @dataclass
 class _Progress:
-    """What an apply has put on disk so far: what `restore_and_refuse` takes back."""
+    """What an apply has put on disk so far: what `restore_and_refuse` takes back.
 
-    wal_file: str
+    `base` and `wal` are the descriptors of `.mbank/` and `.mbank/wal/` the apply works in.
+    """
+
+    base: int
+    wal: int
     created: list[str] = field(default_factory=list)
     temps: list[str] = field(default_factory=list)
     removed: list[WalDir] = field(default_factory=list)
@@ -112,7 +124,7 @@ def check_preconditions(root: str, real_root: str, plan: Plan) -> list[_Step]:
     steps: list[_Step] = []
     for op in plan.ops:
         absolute = bank_absolute(root, op.path)
-        current = verified_current(op, absolute, real_root)
+        current = verified_current(root, real_root, op, absolute)
         steps.append(_Step(op, absolute, current.content, current.mode))
     return steps
 
@@ -176,13 +188,19 @@ def plan_directories(root: str, plan: Plan, steps: Sequence[_Step]) -> tuple[str
 def _prune_candidates(root: str, prune: Sequence[str]) -> tuple[WalDir, ...]:
     """The directories of `prune` that are real directories now, deepest first, with bits.
 
-    A symlinked directory or a missing one is never a candidate; the bits are kept so that a
-    rollback re-creates a removed directory exactly.
+    A symlinked directory, a missing one, or a path that is not a bank path inside the bank
+    (the list comes from a journal record, which may be hand-edited) is never a candidate; the
+    bits are kept so that a rollback re-creates a removed directory exactly.
     """
     found: dict[str, int] = {}
+    real_root = os.path.realpath(root)
     for directory in prune:
         if not directory or directory in found:
             continue
+        if stored_path_problem(directory, root, real_root) or leads_outside(
+            root, real_root, directory
+        ):
+            continue  # read from a journal record: never a directory outside the bank
         try:
             info = os.lstat(bank_absolute(root, directory))
         except OSError:
@@ -198,16 +216,29 @@ def _prune_candidates(root: str, prune: Sequence[str]) -> tuple[WalDir, ...]:
 # --------------------------------------------------------------------------------------------
 
 
-def write_wal_entry(root: str, entry: WalEntry, wal_file: str, at: FaultHook) -> None:
-    """Step 4: the write-ahead entry, fsynced with its directory before the first swap."""
-    descriptor = os.open(wal_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+def write_wal_entry(wal: int, entry: WalEntry, at: FaultHook) -> None:
+    """Step 4: the write-ahead entry, fsynced with its directory before the first swap.
+
+    It is written under a temp name and renamed into place once fsynced, so that an
+    `<id>.json` that does not parse was damaged after the fact, never cut short by a crash
+    while it was written: recovery never takes a damaged entry for "nothing swapped yet".
+    """
+    name = f"{entry.id}.json"
+    temp = f".{name}{TEMP_SUFFIX}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    descriptor = os.open(temp, flags, 0o644, dir_fd=wal)
     try:
         durable.write_all(descriptor, msgspec.json.encode(entry))
         at("wal-written")
         os.fsync(descriptor)
-    finally:
+    except BaseException:
         os.close(descriptor)
-    durable.fsync_dir(wal_dir(root))
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=wal)
+        raise
+    os.close(descriptor)
+    os.rename(temp, name, src_dir_fd=wal, dst_dir_fd=wal)
+    os.fsync(wal)
     at("wal-synced")
 
 
@@ -227,7 +258,7 @@ def _swap_one(
             raise OSError(exc.errno, exc.strerror, step.absolute) from exc
         progress.temps.append(temp)
     at(f"op-{number}-temp")
-    verified_current(op, step.absolute, real_root)
+    verified_current(root, real_root, op, step.absolute)
     if temp is not None:
         os.replace(temp, step.absolute)
         progress.temps.remove(temp)
@@ -280,19 +311,23 @@ def prune_directories(root: str, pruned: Sequence[WalDir], progress: _Progress) 
 
 
 def append_record(
-    root: str, record: JournalRecord, progress: _Progress, at: FaultHook, *, halves: bool
+    base: int, record: JournalRecord, progress: _Progress, at: FaultHook, *, halves: bool
 ) -> None:
-    """Step 6: the record, one `O_APPEND` write and an fsync.
+    """Step 6: the record, one `O_APPEND` write and an fsync, always on a line of its own.
 
-    Written in two halves only when faults are being injected (`halves`), so that a crash
-    can be placed between them (`journal-partial`).
+    A journal whose last line has no newline (a crash, a bad merge, a hand edit) gets one
+    first, in the same write: otherwise the record would run on into that line and no
+    reader would see it. Written in two halves only when faults are being injected
+    (`halves`), so that a crash can be placed between them (`journal-partial`).
     """
     line = msgspec.json.encode(record) + b"\n"
-    descriptor = os.open(
-        journal_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644
-    )
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    descriptor = open_file(base, JOURNAL_FILE, f"{MBANK_DIR}/{JOURNAL_FILE}", flags)
     try:
-        progress.journal_size = os.fstat(descriptor).st_size
+        size = os.fstat(descriptor).st_size
+        progress.journal_size = size
+        if size and os.pread(descriptor, 1, size - 1) != b"\n":
+            line = b"\n" + line
         if halves:
             half = len(line) // 2
             durable.write_all(descriptor, line[:half])
@@ -306,7 +341,7 @@ def append_record(
         os.close(descriptor)
 
 
-def remove_wal_entry(record: JournalRecord, wal_file: str, at: FaultHook) -> None:
+def remove_wal_entry(record: JournalRecord, wal: int, at: FaultHook) -> None:
     """Step 7: the write is committed; what remains is housekeeping a recovery also does.
 
     No fsync of `wal/` after the unlink, though §14.5 step 7 says "fsync `wal/`": the record
@@ -319,7 +354,7 @@ def remove_wal_entry(record: JournalRecord, wal_file: str, at: FaultHook) -> Non
     except Exception as exc:
         log(f"after the record of {record.id} was appended: {exc}")
     try:
-        os.unlink(wal_file)
+        os.unlink(f"{record.id}.json", dir_fd=wal)
         at("wal-removed")
     except Exception as exc:
         log(f"could not remove .mbank/wal/{record.id}.json ({exc}); the next write removes it.")
@@ -397,8 +432,14 @@ def restore_and_refuse(
     """
     if progress.journal_size is not None:
         try:
-            os.truncate(journal_path(root), progress.journal_size)
-        except OSError as truncate_error:  # pragma: no cover - reported below
+            descriptor = open_file(
+                progress.base, JOURNAL_FILE, f"{MBANK_DIR}/{JOURNAL_FILE}", os.O_WRONLY
+            )
+            try:
+                os.ftruncate(descriptor, progress.journal_size)
+            finally:
+                os.close(descriptor)
+        except (OSError, BadEntry) as truncate_error:  # pragma: no cover - reported below
             log(f"could not truncate the journal after a failed write: {truncate_error}")
     try:
         roll_back(root, steps, progress.created, progress.temps, progress.removed)
@@ -409,8 +450,10 @@ def restore_and_refuse(
             f"({error_text(restore_error, root)}); .mbank/wal/{record.id}.json was kept so "
             "that the next start rolls it back.",
         )
-    durable.unlink_quietly(progress.wal_file)
-    durable.fsync_dir(wal_dir(root))
+    for name in (f"{record.id}.json", f".{record.id}.json{TEMP_SUFFIX}"):
+        with suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=progress.wal)
+    os.fsync(progress.wal)
     if not isinstance(exc, Exception) or isinstance(exc, RefusalError):
         return None
     return refuse(
@@ -462,13 +505,42 @@ def apply_plan(
     under `rollback-failed`, where the kept WAL entry is rolled back by the next start).
     """
     hook = _faults(fault)
+    steps = check_preconditions(root, real_root, plan)
+    with ExitStack() as stack:
+        try:
+            base = open_mbank(root)
+            stack.callback(os.close, base)
+            wal = open_directory(base, WAL_DIR, f"{MBANK_DIR}/{WAL_DIR}")
+            stack.callback(os.close, wal)
+            store_preimages(root, steps, objects or {})
+        except BadEntry as bad:
+            raise bad.refusal() from None
+        except OSError as exc:
+            raise refuse(
+                "apply-failed",
+                f"The write failed ({error_text(exc, root)}); every file was restored and "
+                "nothing was written.",
+            ) from exc
+        return _apply_under_wal(root, real_root, plan, record, steps, prune, base, wal, hook)
+
+
+def _apply_under_wal(
+    root: str,
+    real_root: str,
+    plan: Plan,
+    record: JournalRecord,
+    steps: list[_Step],
+    prune: Sequence[str],
+    base: int,
+    wal: int,
+    hook: FaultHook | None,
+) -> JournalRecord:
+    """Steps 3–7 of `apply_plan`, in the open `.mbank/` (`base`) and `.mbank/wal/` (`wal`)."""
 
     def at(point: str) -> None:
         if hook is not None:
             hook(point)
 
-    steps = check_preconditions(root, real_root, plan)
-    store_preimages(root, steps, objects or {})
     dirs = plan_directories(root, plan, steps)
     pruned = _prune_candidates(root, prune)
     if dirs:
@@ -483,17 +555,17 @@ def apply_plan(
         dirs=dirs,
         pruned=pruned,
     )
-    progress = _Progress(wal_file=os.path.join(wal_dir(root), f"{record.id}.json"))
+    progress = _Progress(base=base, wal=wal)
     try:
-        write_wal_entry(root, entry, progress.wal_file, at)
+        write_wal_entry(wal, entry, at)
         swap_files(root, real_root, steps, progress, at)
         if pruned:
             prune_directories(root, pruned, progress)
-        append_record(root, record, progress, at, halves=hook is not None)
+        append_record(base, record, progress, at, halves=hook is not None)
     except BaseException as exc:
         refusal = restore_and_refuse(root, record, exc, steps, progress)
         if refusal is None:
             raise
         raise refusal from exc
-    remove_wal_entry(record, progress.wal_file, at)
+    remove_wal_entry(record, wal, at)
     return record

@@ -63,6 +63,26 @@ def write_temp(directory: str, content: bytes, mode: int | None) -> str:
     return name
 
 
+def write_temp_at(dir_fd: int, content: bytes, mode: int, *, name: str | None = None) -> str:
+    """A fsynced temp file in the directory `dir_fd` holding `content`; returns its name.
+
+    For `.mbank/` itself, where every name is opened relative to a directory descriptor.
+    """
+    temp = name or f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    descriptor = os.open(temp, flags, mode, dir_fd=dir_fd)
+    try:
+        write_all(descriptor, content)
+        os.fsync(descriptor)
+    except BaseException:
+        os.close(descriptor)
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+    os.close(descriptor)
+    return temp
+
+
 def atomic_write(target: str, content: bytes, mode: int | None) -> None:
     """Replace `target` with `content` through a temp file in its directory, durably."""
     directory = os.path.dirname(target)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mbank.journal import durable
+from mbank.journal.confine import leads_outside, stored_path_problem
 from mbank.journal.durable import NotRegular, SymlinkTarget
 from mbank.journal.layout import bank_absolute
 from mbank.journal.objects import read_object
@@ -93,10 +95,15 @@ def format_history(result: Mapping[str, Any]) -> str:
 def current_hashes(root: str, paths: Sequence[str]) -> dict[str, str | None]:
     """The sha256 of each bank path's bytes now, None when nothing is there.
 
-    A symbolic link or a non-file at the path gets a marker that matches no hash.
+    A symbolic link or a non-file at the path, or a path that leaves the bank, gets a marker
+    that matches no hash.
     """
     hashes: dict[str, str | None] = {}
+    real_root = os.path.realpath(root)
     for path in paths:
+        if stored_path_problem(path, root, real_root) or leads_outside(root, real_root, path):
+            hashes[path] = "outside-the-bank"  # a record's path is read, never trusted
+            continue
         try:
             content = durable.read_current(bank_absolute(root, path)).content
         except (SymlinkTarget, NotRegular):

@@ -10,6 +10,7 @@ JOURNAL_FILE = "journal.jsonl"
 WAL_DIR = "wal"
 OBJECTS_DIR = "objects"
 LOCK_FILE = "lock"
+QUARANTINE_DIR = "quarantine"
 GITIGNORE_FILE = ".gitignore"
 GITIGNORE_TEXT = "wal/\nlock\nobjects/\n"
 RECORD_VERSION = 1

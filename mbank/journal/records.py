@@ -9,7 +9,8 @@ from typing import Any
 
 import msgspec
 
-from mbank.journal.layout import INTENT_STRING_LIMIT, journal_path, log
+from mbank.journal.layout import INTENT_STRING_LIMIT, JOURNAL_FILE, log
+from mbank.journal.tree import read_mbank_file
 from mbank.model import FileRead, JournalRecord, Plan, RecordOp
 from mbank.plan import sha256_hex
 
@@ -25,12 +26,9 @@ def random_journal_id(moment: datetime) -> str:
 
 
 def journal_bytes(root: str) -> bytes:
-    """The bytes of `journal.jsonl`, empty when there is none."""
-    try:
-        with open(journal_path(root), "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return b""
+    """The bytes of `journal.jsonl`, empty when there is none (or it is not a plain file:
+    a link or a directory there is never followed, only noted on stderr)."""
+    return read_mbank_file(root, JOURNAL_FILE) or b""
 
 
 def _holds_id(data: bytes, candidate: str) -> bool:
@@ -61,8 +59,11 @@ def fresh_journal_id(
     raise RuntimeError("could not find an unused journal id")
 
 
-def parse_records(data: bytes, *, source: str = ".mbank/journal.jsonl") -> list[JournalRecord]:
-    """The records of a journal's bytes in file order; a line that does not parse is skipped."""
+def parse_records(
+    data: bytes, *, source: str = ".mbank/journal.jsonl", quiet: bool = False
+) -> list[JournalRecord]:
+    """The records of a journal's bytes in file order; a line that does not parse is skipped
+    (and noted on stderr unless `quiet`)."""
     records: list[JournalRecord] = []
     decoder = msgspec.json.Decoder(JournalRecord)
     for number, line in enumerate(data.split(b"\n"), start=1):
@@ -71,7 +72,8 @@ def parse_records(data: bytes, *, source: str = ".mbank/journal.jsonl") -> list[
         try:
             records.append(decoder.decode(line))
         except (msgspec.DecodeError, msgspec.ValidationError):
-            log(f"skipped line {number} of {source}: it does not parse.")
+            if not quiet:
+                log(f"skipped line {number} of {source}: it does not parse.")
     return records
 
 

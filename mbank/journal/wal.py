@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import msgspec
 
 from mbank.journal import durable
-from mbank.journal.layout import bank_absolute, wal_dir
+from mbank.journal.layout import MBANK_DIR, QUARANTINE_DIR, WAL_DIR, bank_absolute
+from mbank.journal.tree import BadEntry, mbank_for_reading, open_directory
 
 
 class WalOp(msgspec.Struct, frozen=True):
@@ -50,22 +51,52 @@ class WalEntry(msgspec.Struct, frozen=True):
     pruned: tuple[WalDir, ...] = ()
 
 
+def _names_in(root: str, directory: str) -> list[str]:
+    """The names in `.mbank/<directory>/`, none when it is missing or not a real directory."""
+    with mbank_for_reading(root) as base:
+        if base is None:
+            return []
+        try:
+            descriptor = open_directory(base, directory, f"{MBANK_DIR}/{directory}")
+        except (OSError, BadEntry):
+            return []
+        try:
+            return sorted(os.listdir(descriptor))
+        finally:
+            os.close(descriptor)
+
+
+def is_entry_name(name: str) -> bool:
+    """`<id>.json`: a write-ahead entry (its temp file, `.<id>.json.tmp`, is not one)."""
+    return name.endswith(".json") and not name.startswith(".")
+
+
 def pending_wal_ids(root: str) -> list[str]:
     """The ids of write-ahead entries on disk (interrupted writes), in name order."""
-    try:
-        names = os.listdir(wal_dir(root))
-    except OSError:
-        return []
-    return sorted(name[: -len(".json")] for name in names if name.endswith(".json"))
+    return [name[: -len(".json")] for name in _names_in(root, WAL_DIR) if is_entry_name(name)]
+
+
+def quarantined(root: str) -> list[str]:
+    """The names in `.mbank/quarantine/`: entries recovery could not settle (writes stop)."""
+    return _names_in(root, QUARANTINE_DIR)
 
 
 def interrupted_notices(root: str) -> list[str]:
-    """What a read-only subcommand prints on stderr for each interrupted write (§14.6)."""
-    return [
-        f"mbank: a write was interrupted ({entry}); start the server or run any write to roll "
-        "it back."
+    """What a read-only subcommand prints on stderr for each interrupted write (§14.6).
+
+    Recovery belongs to the next write (issue 13: reads write nothing, a server start
+    neither), so that is what the notice points to.
+    """
+    notices = [
+        f"mbank: a write was interrupted ({entry}); the next write to this bank rolls it back."
         for entry in pending_wal_ids(root)
     ]
+    if quarantined(root):
+        notices.append(
+            "mbank: writes to this bank are stopped until a person checks .mbank/quarantine/ "
+            "(a write-ahead entry recovery could not settle)."
+        )
+    return notices
 
 
 def recreate_dirs(root: str, removed: Sequence[WalDir]) -> None:
