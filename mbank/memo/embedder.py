@@ -6,6 +6,8 @@ import math
 import re
 import unicodedata
 from hashlib import blake2b
+from itertools import repeat
+from operator import mul
 from typing import Any, Protocol
 
 STOP_WORDS_EN = frozenset(
@@ -62,8 +64,9 @@ def cosine(a: dict[int, float], b: dict[int, float]) -> float:
     """Dot product of two unit vectors, iterating the shorter one."""
     if len(a) > len(b):
         a, b = b, a
-    get = b.get
-    return sum(w * get(d, 0.0) for d, w in a.items())
+    # All in C: the other vector's weight for each of `a`'s dimensions (0.0 when absent).
+    total: float = sum(map(mul, a.values(), map(b.get, a, repeat(0.0))))
+    return total
 
 
 class HashingEmbedder:
