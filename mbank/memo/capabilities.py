@@ -306,9 +306,10 @@ def can_do(
                 confidence = max(confidence, 0.5)
             if confidence < CONFIDENCE_FLOOR:
                 continue
-            block = _blocked(state, cap.name, status, target_node, open_blockers)
+            starting = status == "active" or (status is None and _asks_to_start(text))
+            block = _blocked(state, cap.name, status, target_node, open_blockers, starting)
             if block is not None:
-                blocked.append(block)
+                blocked.append({**block, "confidence": confidence})
                 continue
             candidates.append(
                 (
@@ -347,7 +348,7 @@ def can_do(
     )
     return {
         "query_id": str(uuid.uuid4()),
-        "feasible": any(c["permission"] == "allowed" for c in emitted),
+        "feasible": _feasible(emitted, blocked),
         "candidates": emitted,
         "blocked": blocked,
         "unroutable": unroutable,
@@ -375,13 +376,49 @@ def can_do(
     }
 
 
+_START_STEMS: Final = frozenset({"start", "begin", "empez", "comenz", "inici", "arranc"})
+
+
+def _asks_to_start(text: str) -> bool:
+    """Whether the goal asks to start work ("start", "empieza", "comenzar" …)."""
+    for word in folded_words(text):
+        if english_stem(word) in _START_STEMS or spanish_stems(word) & _START_STEMS:
+            return True
+    return False
+
+
+def _feasible(candidates: list[dict[str, Any]], blocked: list[dict[str, Any]]) -> bool:
+    """An allowed candidate exists and the intent's best route is not a blocked one (issue 19:
+    "start the task" on a task with an open blocker is not feasible, even though reading it
+    would be). A blocked route wins a tie."""
+    if not candidates:
+        return False
+    best_blocked = max((b["confidence"] for b in blocked), default=-1.0)
+    return float(candidates[0]["confidence"]) > best_blocked
+
+
 def _blocked(
     state: MemoState,
     capability: str,
     status: Any,
     target: Any,
     open_blockers: list[str],
+    starting: bool,
 ) -> dict[str, Any] | None:
+    if (
+        capability == "do_update_item"
+        and starting
+        and target is not None
+        and open_blockers
+        and status in (None, "active")
+    ):
+        return {
+            "capability": capability,
+            "source": SOURCE,
+            "permission": "requires_human_approval",
+            "reason": f"{len(open_blockers)} open blockers; resolve them before starting",
+            "details": _details(state, open_blockers),
+        }
     if capability == "do_update_item" and status is not None:
         if status not in STATUSES:
             return {

@@ -248,3 +248,36 @@ def test_confidence_saturates_below_one_and_a_lone_item_kind_does_not_route(
         c["confidence"] < 1.0 for c in tools.can_do({"goal": "remember remember"})["candidates"]
     )
     assert tools.can_do({"goal": "question"})["unroutable"][0]["reason"] == "no_producer"
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        {"goal": "start working on it"},
+        {"goal": "empieza esta tarea"},
+        {"status": "active"},
+        {"goal": "work on it now", "status": "active"},
+    ],
+)
+def test_starting_a_task_with_an_open_blocker_is_not_feasible_and_names_it(
+    tools: MemoTools, intent: dict[str, str]
+) -> None:
+    task = remember(tools, "Ship the release")
+    blocker = remember(tools, "CI is red", kind="blocker")
+    tools.do_link(blocker, task, kind="blocks")
+    result = tools.can_do({**intent, "node_id": task})
+    assert result["feasible"] is False
+    [entry] = result["blocked"]
+    assert entry["capability"] == "do_update_item"
+    assert entry["permission"] == "requires_human_approval"
+    assert entry["reason"] == "1 open blockers; resolve them before starting"
+    assert entry["details"] == [f"{blocker}: CI is red"]
+    tools.do_update_item(blocker, status="done")
+    assert tools.can_do({**intent, "node_id": task})["feasible"] is True
+
+
+def test_starting_an_unblocked_task_is_feasible(tools: MemoTools) -> None:
+    task = remember(tools, "Ship the release")
+    result = tools.can_do({"goal": "start working on it", "node_id": task})
+    assert result["feasible"] is True and result["blocked"] == []
+    assert result["candidates"][0]["capability"] == "do_update_item"
