@@ -6,7 +6,7 @@ import math
 import re
 import unicodedata
 from hashlib import blake2b
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import mul
 from typing import Any, Protocol
 
@@ -110,17 +110,22 @@ class HashingEmbedder:
         """Hash the n-gram features of `text` into a unit sparse vector."""
         tokens = tokenize(text)
         acc: dict[int, float] = {}
+        get = acc.get
+        known = self._dims.get
         bucket = self.bucket
         for n in self.ngrams:
             weight = 1.0 / n
             if n == 1:
-                for token in tokens:
-                    d = bucket(token)
-                    acc[d] = acc.get(d, 0.0) + weight
+                features = tokens
+            elif n == 2:
+                features = [f"{a} {b}" for a, b in pairwise(tokens)]
             else:
-                for i in range(len(tokens) - n + 1):
-                    d = bucket(" ".join(tokens[i : i + n]))
-                    acc[d] = acc.get(d, 0.0) + weight
+                features = [" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+            for feature in features:
+                d = known(feature)
+                if d is None:
+                    d = bucket(feature)
+                acc[d] = get(d, 0.0) + weight
         if not acc:
             return {}
         log = math.log

@@ -75,9 +75,9 @@ DEFAULT_HALF_LIFE_H: Final = 24.0
 # many of the best partial scores are then rescored exactly: autolinking inside do_remember,
 # and read_related's seeds (SEED_MAX of them at most).
 AUTOLINK_BUDGET: Final = 512
-AUTOLINK_RESCORED: Final = 64
+AUTOLINK_RESCORED: Final = 32
 SEED_BUDGET: Final = 4096
-SEED_RESCORED: Final = 256
+SEED_RESCORED: Final = 128
 SEED_MAX: Final = 200
 EXPAND_DECAY: Final = 0.5
 EXPAND_FLOOR: Final = 0.01

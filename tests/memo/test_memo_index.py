@@ -32,8 +32,8 @@ def _corpus_index(count: int) -> tuple[InvertedIndex, dict[str, dict[int, float]
 
 
 def test_the_budgets_are_constants_so_the_work_per_query_is_flat() -> None:
-    assert (AUTOLINK_BUDGET, AUTOLINK_RESCORED) == (512, 64)
-    assert (SEED_BUDGET, SEED_RESCORED) == (4096, 256)
+    assert (AUTOLINK_BUDGET, AUTOLINK_RESCORED) == (512, 32)
+    assert (SEED_BUDGET, SEED_RESCORED) == (4096, 128)
 
 
 def test_the_node_holding_every_query_feature_is_always_a_candidate() -> None:
