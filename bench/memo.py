@@ -450,8 +450,10 @@ def measure_stdio(with_bank: bool) -> dict[str, Any]:
 
 def _worker(size: int, seed: int, side: str | None = None) -> None:
     if side is not None:
+        import bench.memo as imported  # memo_side's copy of this module, not __main__
         from bench.memo_side import run_side
 
+        imported._TIMER = _TIMER
         print(json.dumps(run_side(side, size, seed)))
     elif size < 0:
         print(json.dumps(run_eviction(-size, seed)))
