@@ -2,6 +2,10 @@
 
 Not a test: it never asserts a time. It prints a Markdown table and writes JSON to
 `bench/results/`. The corpus generator below is also what the recall tests use.
+
+`--side-by-side N` (default 10,000; 0 skips it) first runs issue 19's workload beside
+devmemomcp 0.1.1, installed into the scratch venv `--scratch` (`bench/memo_side.py`);
+`--only-side-by-side` stops after it.
 """
 
 from __future__ import annotations

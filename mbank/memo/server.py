@@ -205,21 +205,9 @@ def build_server(tools: MemoTools) -> MemoServer:
         note: Annotated[str, Field(max_length=MAX_NOTE_CHARS)] | None = None,
         bump: bool = False,
     ) -> CallToolResult:
-        return _guard(
-            "do_update_item",
-            lambda: tools.do_update_item(
-                node_id,
-                idempotency_key,
-                status,
-                priority,
-                title,
-                body,
-                add_tags,
-                remove_tags,
-                note,
-                bump,
-            ),
-        )
+        fields = (status, priority, title, body, add_tags, remove_tags, note, bump)
+        update = tools.do_update_item
+        return _guard("do_update_item", lambda: update(node_id, idempotency_key, *fields))
 
     @server.tool(description="Link two items (src blocks / depends_on / … dst), or unlink.")
     def do_link(
