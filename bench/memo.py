@@ -2,6 +2,10 @@
 
 Not a test: it never asserts a time. It prints a Markdown table and writes JSON to
 `bench/results/`. The corpus generator below is also what the recall tests use.
+
+`--side-by-side N` (default 10,000; 0 skips it) first runs issue 19's workload beside
+devmemomcp 0.1.1, installed into the scratch venv `--scratch` (`bench/memo_side.py`);
+`--only-side-by-side` stops after it.
 """
 
 from __future__ import annotations
@@ -448,8 +452,14 @@ def measure_stdio(with_bank: bool) -> dict[str, Any]:
     return out
 
 
-def _worker(size: int, seed: int) -> None:
-    if size < 0:
+def _worker(size: int, seed: int, side: str | None = None) -> None:
+    if side is not None:
+        import bench.memo as imported  # memo_side's copy of this module, not __main__
+        from bench.memo_side import run_side
+
+        imported._TIMER = _TIMER
+        print(json.dumps(run_side(side, size, seed)))
+    elif size < 0:
         print(json.dumps(run_eviction(-size, seed)))
     else:
         print(json.dumps(run_size(size, seed)))
@@ -537,18 +547,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eviction-inserts", type=int, default=7000)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--side", choices=("mbank", "devmemomcp"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--side-by-side",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="items of the issue-19 run beside devmemomcp (0 = skip)",
+    )
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        default=Path("/tmp/mbank-bench-devmemomcp"),
+        help="scratch venv for devmemomcp",
+    )
+    parser.add_argument("--only-side-by-side", action="store_true")
     args = parser.parse_args(argv)
     global _TIMER
     _TIMER = time.process_time if args.clock == "cpu" else time.perf_counter
     if args.worker is not None:
-        _worker(args.worker, args.seed)
+        _worker(args.worker, args.seed, args.side)
         return 0
     load = os.getloadavg()[0]
-    runs = [_spawn(int(s), args.seed, args.clock) for s in args.sizes.split(",")]
-    eviction = _spawn(-args.eviction_inserts, args.seed, args.clock)
-    stdio = {"default": measure_stdio(False), "bank": measure_stdio(True)}
     print(f"Clock: {args.clock}; load average at start {load:.2f} on {os.cpu_count()} CPUs.\n")
-    print(_table(runs, eviction, stdio))
+    sides: list[dict[str, Any]] = []
+    wires: list[dict[str, Any]] = []
+    if args.side_by_side:
+        from bench.memo_side import run_wire, scratch_devmemomcp, side_table, spawn_side, wire_table
+
+        devmemo = str(scratch_devmemomcp(args.scratch))
+        for impl, python in (("mbank", sys.executable), ("devmemomcp", devmemo)):
+            sides.append(spawn_side(python, impl, args.side_by_side, args.seed, args.clock))
+        print(side_table(sides) + "\n")
+        wires = [
+            run_wire(impl, python, args.side_by_side, args.seed)
+            for impl, python in (("mbank", sys.executable), ("devmemomcp", devmemo))
+        ]
+        print(wire_table(wires) + "\n")
+    runs: list[dict[str, Any]] = []
+    eviction: dict[str, Any] = {}
+    stdio: dict[str, Any] = {}
+    if not args.only_side_by_side:
+        runs = [_spawn(int(s), args.seed, args.clock) for s in args.sizes.split(",")]
+        eviction = _spawn(-args.eviction_inserts, args.seed, args.clock)
+        stdio = {"default": measure_stdio(False), "bank": measure_stdio(True)}
+        print(_table(runs, eviction, stdio))
     results = Path(__file__).resolve().parent / "results"
     results.mkdir(exist_ok=True)
     from mbank.journal import mbank_version
@@ -570,6 +613,8 @@ def main(argv: list[str] | None = None) -> int:
                 "clock": args.clock,
                 "load_average_at_start": load,
                 "runs": runs,
+                "side_by_side": sides,
+                "side_by_side_stdio": wires,
                 "eviction": eviction,
                 "stdio": stdio,
             },

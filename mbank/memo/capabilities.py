@@ -9,7 +9,6 @@ from typing import Any, Final
 
 import msgspec
 
-from mbank.memo.embedder import HashingEmbedder, cosine
 from mbank.memo.graph import blockers_of, blocking_open, is_load_bearing
 from mbank.memo.model import (
     CLOSED,
@@ -21,11 +20,11 @@ from mbank.memo.model import (
 )
 from mbank.memo.reducer import MemoState
 from mbank.memo.salience import salience
+from mbank.memo.stems import english_stem, folded_words, spanish_stem, spanish_stems
 from mbank.memo.timestamps import iso_millis
 from mbank.memo.views import stats
 
 CONFIDENCE_FLOOR: Final = 0.15
-CONFIDENCE_SCALE: Final = 2.2
 VALID_STATIC_S: Final = 240.0
 VALID_TARGET_S: Final = 20.0
 SOURCE: Final = "mbank-memo"
@@ -33,103 +32,190 @@ READS: Final = ("read_pending", "read_related", "read_item")
 
 
 class Capability(msgspec.Struct, frozen=True):
-    """One catalogue entry: its tool, keyword text (English / Spanish) and what it costs."""
+    """One catalogue entry: its tool, the words that call for it and what it costs.
+
+    `verbs` and `nouns` are English and Spanish words, accent-free (issue 19): a matched verb
+    weighs `VERB_WEIGHT`, a noun `NOUN_WEIGHT`, a `weak` word (an item kind, a generic reading
+    verb) `WEAK_WEIGHT` — the action an agent asks for outweighs the things it names; a
+    `modal` word (both languages: "allowed", "puedo") `MODAL_WEIGHT`, above any one verb.
+    """
 
     name: str
-    keywords: str
+    verbs_en: str
+    verbs_es: str
+    nouns_en: str
+    nouns_es: str
     latency_ms: int
     takes_node: bool
     side_effects: tuple[str, ...]
     constraints: dict[str, Any]
+    weak: str = ""
+    modal: str = ""
 
+
+MODAL_WEIGHT: Final = 4.0
+VERB_WEIGHT: Final = 3.0
+NOUN_WEIGHT: Final = 1.0
+WEAK_WEIGHT: Final = 0.5
+# confidence = score / (score + CONFIDENCE_HALF): one verb and one noun → 0.57; never 1.0,
+# which stays the mark of an intent naming the tool as its `action`.
+CONFIDENCE_HALF: Final = 3.0
 
 CATALOGUE: Final = (
     Capability(
         "read_pending",
-        "pending open work list todo left resume session state backlog priorities "
-        "pendientes trabajo abierto lista que queda retomar sesion estado prioridades",
-        5,
-        False,
-        (),
-        {},
+        # "what is left", "qué falta": the words that define this read weigh like verbs.
+        verbs_en="resume pending left outstanding remaining",
+        verbs_es="retomar reanudar pendiente queda quedan falta faltan",
+        nouns_en="open todo backlog priorities",
+        nouns_es="abierto abierta prioridades",
+        weak="list session state work lista sesion estado trabajo",
+        latency_ms=5,
+        takes_node=False,
+        side_effects=(),
+        constraints={},
     ),
     Capability(
         "read_related",
-        "related context find search similar previous decisions blockers topic before coding "
-        "relacionado contexto buscar similar decisiones previas bloqueos tema antes codificar",
-        15,
-        True,
-        (),
-        {},
+        verbs_en="find search look lookup",
+        verbs_es="buscar encontrar consultar",
+        nouns_en="related similar context previous earlier past anything topic",
+        nouns_es="relacionado relacionada parecido similar contexto previo previa anterior tema",
+        weak="notes decisions notas decisiones",
+        latency_ms=15,
+        takes_node=True,
+        side_effects=(),
+        constraints={},
     ),
     Capability(
         "read_item",
-        "item detail show one node neighbours history blockers chain "
-        "detalle item mostrar nodo vecinos historial cadena bloqueadores",
-        5,
-        True,
-        (),
-        {},
+        verbs_en="inspect",
+        verbs_es="inspeccionar",
+        nouns_en="detail details history neighbours neighbors chain record",
+        nouns_es="detalle historial vecinos cadena ficha",
+        weak="show display view open see item node mostrar ver ensenar abrir nodo elemento",
+        latency_ms=5,
+        takes_node=True,
+        side_effects=(),
+        constraints={},
     ),
     Capability(
         "do_remember",
-        "remember record save note new pending task blocker decision question insight artifact "
-        "recordar guardar apuntar anotar nuevo pendiente tarea bloqueo decision pregunta hallazgo",
-        20,
-        False,
-        ("stores one item in volatile memory",),
-        {"max_title_chars": MAX_TITLE_CHARS, "max_body_bytes": MAX_BODY_BYTES},
+        verbs_en="remember record save note jot add capture log store track write",
+        verbs_es="recordar guardar apuntar anotar registrar agregar anadir crear",
+        nouns_en="new idea",
+        nouns_es="nuevo nueva idea",
+        weak="task blocker decision question insight artifact tarea bloqueo decision pregunta "
+        "hallazgo",
+        latency_ms=20,
+        takes_node=False,
+        side_effects=("stores one item in volatile memory",),
+        constraints={"max_title_chars": MAX_TITLE_CHARS, "max_body_bytes": MAX_BODY_BYTES},
     ),
     Capability(
         "do_update_item",
-        "update change status start begin finish done close complete priority rename bump "
-        "actualizar cambiar estado empezar terminar hecho cerrar completar prioridad renombrar",
-        10,
-        True,
-        ("changes one item in volatile memory",),
-        {"enum_values": list(STATUSES)},
+        verbs_en="update change set mark start begin finish complete close rename bump raise "
+        "lower reopen reprioritize",
+        verbs_es="actualizar cambiar marcar empezar comenzar iniciar terminar acabar completar "
+        "cerrar renombrar subir bajar reabrir",
+        nouns_en="status priority done finished active progress",
+        nouns_es="estado prioridad hecho hecha terminado activo completado",
+        latency_ms=10,
+        takes_node=True,
+        side_effects=("changes one item in volatile memory",),
+        constraints={"enum_values": list(STATUSES)},
     ),
     Capability(
         "do_link",
-        "link relate connect depends blocks subtask supersedes touches unlink edge "
-        "enlazar relacionar conectar depende bloquea subtarea reemplaza toca desenlazar",
-        10,
-        True,
-        ("adds or removes one edge in volatile memory",),
-        {"min": 0.0, "max": 1.0, "unit": "weight"},
+        verbs_en="link relate connect depend block attach unlink",
+        verbs_es="enlazar relacionar conectar depender bloquear vincular desenlazar",
+        nouns_en="subtask supersedes touches edge dependency link",
+        nouns_es="subtarea reemplaza toca enlace vinculo dependencia",
+        latency_ms=10,
+        takes_node=True,
+        side_effects=("adds or removes one edge in volatile memory",),
+        constraints={"min": 0.0, "max": 1.0, "unit": "weight"},
     ),
     Capability(
         "do_forget",
-        "forget delete remove erase duplicate mistake wrong "
-        "olvidar borrar eliminar quitar duplicado error equivocado",
-        10,
-        True,
-        ("deletes one item and its edges from volatile memory",),
-        {},
+        verbs_en="forget delete remove erase purge discard",
+        verbs_es="olvidar borrar eliminar quitar suprimir descartar",
+        nouns_en="duplicate duplicated mistake mistaken wrong twice",
+        nouns_es="duplicado duplicada repetido repetida error equivocado equivocada",
+        latency_ms=10,
+        takes_node=True,
+        side_effects=("deletes one item and its edges from volatile memory",),
+        constraints={},
     ),
     Capability(
         "can_do",
-        "check whether possible feasible allowed can before acting "
-        "comprobar verificar si es posible viable permitido puedo antes",
-        5,
-        False,
-        (),
-        {},
+        verbs_en="check verify",
+        verbs_es="comprobar verificar chequear",
+        nouns_en="proceed",
+        nouns_es="proceder",
+        # "am I allowed to close it?" asks about the action rather than for it.
+        modal="possible feasible allowed permitted can may safe posible viable permitido "
+        "permitida puedo puede",
+        latency_ms=5,
+        takes_node=False,
+        side_effects=(),
+        constraints={},
     ),
     Capability(
         "do_spill",
-        "handoff spill export persist save bank inbox keep for later "
-        "traspasar volcar exportar persistir guardar banco bandeja",
-        50,
-        False,
-        ("writes one note into the bank's _inbox/",),
-        {},
+        verbs_en="handoff hand spill export persist dump transfer save",
+        verbs_es="traspasar volcar exportar persistir transferir guardar",
+        nouns_en="bank inbox later",
+        nouns_es="banco bandeja luego",
+        latency_ms=50,
+        takes_node=False,
+        side_effects=("writes one note into the bank's _inbox/",),
+        constraints={},
     ),
 )
 MUTATING: Final = ("do_remember", "do_update_item", "do_link", "do_forget")
 
-_EMBEDDER = HashingEmbedder()
-_KEYWORD_VECTORS: Final = {c.name: _EMBEDDER.embed(c.keywords) for c in CATALOGUE}
+
+def _keyword_index() -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """`(language, stem) → [(capability, weight)]`: exact stems, no hashing, no collisions."""
+    index: dict[tuple[str, str], dict[str, float]] = {}
+    for cap in CATALOGUE:
+        for words, lang, weight in (
+            (cap.verbs_en, "en", VERB_WEIGHT),
+            (cap.verbs_es, "es", VERB_WEIGHT),
+            (cap.nouns_en, "en", NOUN_WEIGHT),
+            (cap.nouns_es, "es", NOUN_WEIGHT),
+            (cap.weak, "en", WEAK_WEIGHT),
+            (cap.weak, "es", WEAK_WEIGHT),
+            (cap.modal, "en", MODAL_WEIGHT),
+            (cap.modal, "es", MODAL_WEIGHT),
+        ):
+            for word in words.split():
+                stem = english_stem(word) if lang == "en" else spanish_stem(word)
+                slot = index.setdefault((lang, stem), {})
+                slot[cap.name] = max(slot.get(cap.name, 0.0), weight)
+    return {key: sorted(caps.items()) for key, caps in index.items()}
+
+
+_KEYWORDS: Final = _keyword_index()
+
+
+def intent_scores(text: str) -> dict[str, float]:
+    """Each capability's score for `text`: per distinct word, the heaviest keyword it matches
+    (English stem against English keywords, Spanish stems against Spanish ones)."""
+    best: dict[str, dict[str, float]] = {}
+    for word in dict.fromkeys(folded_words(text)):
+        keys = [("en", english_stem(word))] + [("es", s) for s in spanish_stems(word)]
+        for key in keys:
+            for cap, weight in _KEYWORDS.get(key, ()):
+                per_word = best.setdefault(cap, {})
+                per_word[word] = max(per_word.get(word, 0.0), weight)
+    return {cap: sum(words.values()) for cap, words in best.items()}
+
+
+def intent_confidence(score: float) -> float:
+    """`score / (score + CONFIDENCE_HALF)`, rounded to 4 decimals."""
+    return round(score / (score + CONFIDENCE_HALF), 4)
 
 
 def _text_of(intent: dict[str, Any]) -> str:
@@ -206,14 +292,12 @@ def can_do(
             }
         )
     else:
-        query = _EMBEDDER.embed(text) if text else {}
+        scores = intent_scores(text) if text else {}
         for position, cap in enumerate(catalogue):
             if action == cap.name:
                 confidence = 1.0
-            elif query:
-                confidence = round(
-                    min(1.0, cosine(query, _KEYWORD_VECTORS[cap.name]) * CONFIDENCE_SCALE), 4
-                )
+            elif text and scores:
+                confidence = intent_confidence(scores.get(cap.name, 0.0))
             elif target:
                 confidence = 0.5 if cap.takes_node else 0.0
             else:
@@ -222,9 +306,10 @@ def can_do(
                 confidence = max(confidence, 0.5)
             if confidence < CONFIDENCE_FLOOR:
                 continue
-            block = _blocked(state, cap.name, status, target_node, open_blockers)
+            starting = status == "active" or (status is None and _asks_to_start(text))
+            block = _blocked(state, cap.name, status, target_node, open_blockers, starting)
             if block is not None:
-                blocked.append(block)
+                blocked.append({**block, "confidence": confidence})
                 continue
             candidates.append(
                 (
@@ -263,7 +348,7 @@ def can_do(
     )
     return {
         "query_id": str(uuid.uuid4()),
-        "feasible": any(c["permission"] == "allowed" for c in emitted),
+        "feasible": _feasible(emitted, blocked),
         "candidates": emitted,
         "blocked": blocked,
         "unroutable": unroutable,
@@ -291,13 +376,49 @@ def can_do(
     }
 
 
+_START_STEMS: Final = frozenset({"start", "begin", "empez", "comenz", "inici", "arranc"})
+
+
+def _asks_to_start(text: str) -> bool:
+    """Whether the goal asks to start work ("start", "empieza", "comenzar" …)."""
+    for word in folded_words(text):
+        if english_stem(word) in _START_STEMS or spanish_stems(word) & _START_STEMS:
+            return True
+    return False
+
+
+def _feasible(candidates: list[dict[str, Any]], blocked: list[dict[str, Any]]) -> bool:
+    """An allowed candidate exists and the intent's best route is not a blocked one (issue 19:
+    "start the task" on a task with an open blocker is not feasible, even though reading it
+    would be). A blocked route wins a tie."""
+    if not candidates:
+        return False
+    best_blocked = max((b["confidence"] for b in blocked), default=-1.0)
+    return float(candidates[0]["confidence"]) > best_blocked
+
+
 def _blocked(
     state: MemoState,
     capability: str,
     status: Any,
     target: Any,
     open_blockers: list[str],
+    starting: bool,
 ) -> dict[str, Any] | None:
+    if (
+        capability == "do_update_item"
+        and starting
+        and target is not None
+        and open_blockers
+        and status in (None, "active")
+    ):
+        return {
+            "capability": capability,
+            "source": SOURCE,
+            "permission": "requires_human_approval",
+            "reason": f"{len(open_blockers)} open blockers; resolve them before starting",
+            "details": _details(state, open_blockers),
+        }
     if capability == "do_update_item" and status is not None:
         if status not in STATUSES:
             return {

@@ -16,6 +16,8 @@ import msgspec
 from mbank.memo.events import AnyEvent, Forgotten, Linked, Remembered, Unlinked, Updated
 from mbank.memo.graph import blocking_open, is_load_bearing
 from mbank.memo.model import (
+    AUTOLINK_BUDGET,
+    AUTOLINK_RESCORED,
     DEFAULT_AUTOLINK_THRESHOLD,
     EDGE_KINDS,
     EVICTION_SAMPLE,
@@ -302,7 +304,7 @@ def _remember(
         threshold = autolink_threshold(state, config)
         scored = [
             (sim, n)
-            for n, sim in state.index.candidates(vector).items()
+            for n, sim in state.index.candidates(vector, AUTOLINK_RESCORED, AUTOLINK_BUDGET).items()
             if sim >= threshold and n not in keep and n not in gone
         ]
         best = heapq.nsmallest(config.autolink_max, scored, key=lambda pair: (-pair[0], pair[1]))

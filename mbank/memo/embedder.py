@@ -6,6 +6,8 @@ import math
 import re
 import unicodedata
 from hashlib import blake2b
+from itertools import pairwise, repeat
+from operator import mul
 from typing import Any, Protocol
 
 STOP_WORDS_EN = frozenset(
@@ -62,8 +64,9 @@ def cosine(a: dict[int, float], b: dict[int, float]) -> float:
     """Dot product of two unit vectors, iterating the shorter one."""
     if len(a) > len(b):
         a, b = b, a
-    get = b.get
-    return sum(w * get(d, 0.0) for d, w in a.items())
+    # All in C: the other vector's weight for each of `a`'s dimensions (0.0 when absent).
+    total: float = sum(map(mul, a.values(), map(b.get, a, repeat(0.0))))
+    return total
 
 
 class HashingEmbedder:
@@ -107,17 +110,22 @@ class HashingEmbedder:
         """Hash the n-gram features of `text` into a unit sparse vector."""
         tokens = tokenize(text)
         acc: dict[int, float] = {}
+        get = acc.get
+        known = self._dims.get
         bucket = self.bucket
         for n in self.ngrams:
             weight = 1.0 / n
             if n == 1:
-                for token in tokens:
-                    d = bucket(token)
-                    acc[d] = acc.get(d, 0.0) + weight
+                features = tokens
+            elif n == 2:
+                features = [f"{a} {b}" for a, b in pairwise(tokens)]
             else:
-                for i in range(len(tokens) - n + 1):
-                    d = bucket(" ".join(tokens[i : i + n]))
-                    acc[d] = acc.get(d, 0.0) + weight
+                features = [" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+            for feature in features:
+                d = known(feature)
+                if d is None:
+                    d = bucket(feature)
+                acc[d] = get(d, 0.0) + weight
         if not acc:
             return {}
         log = math.log

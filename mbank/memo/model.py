@@ -13,6 +13,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from mbank.memo.index import EMPTY_PACKED, Packed
+
 Kind = Literal["task", "blocker", "decision", "question", "insight", "artifact"]
 Status = Literal["pending", "active", "blocked", "done", "dropped"]
 Priority = Literal["critical", "high", "normal", "low"]
@@ -69,7 +71,13 @@ DEFAULT_FORGET_SWEEP_BATCH: Final = 10
 DEFAULT_AUTOLINK_MAX: Final = 4
 DEFAULT_AUTOLINK_THRESHOLD: Final = 0.15
 DEFAULT_HALF_LIFE_H: Final = 24.0
-ADMIT_MIN: Final = 256
+# Postings a query may walk (issue 19: constants, so the cost per call is flat in N), and how
+# many of the best partial scores are then rescored exactly: autolinking inside do_remember,
+# and read_related's seeds (SEED_MAX of them at most).
+AUTOLINK_BUDGET: Final = 512
+AUTOLINK_RESCORED: Final = 32
+SEED_BUDGET: Final = 4096
+SEED_RESCORED: Final = 128
 SEED_MAX: Final = 200
 EXPAND_DECAY: Final = 0.5
 EXPAND_FLOOR: Final = 0.01
@@ -181,7 +189,7 @@ class Node:
         self.touched_at = at
         self.touched_at_op = op
         self.boost = 0.0
-        self.vector: dict[int, float] = {}
+        self.vector: Packed = EMPTY_PACKED
         self.history: deque[HistoryEntry] = deque(maxlen=HISTORY_MAXLEN)
         self.history_total = 0
 

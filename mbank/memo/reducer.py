@@ -14,7 +14,7 @@ from typing import Any
 
 from mbank.memo.embedder import Embedder
 from mbank.memo.events import AnyEvent, Forgotten, Linked, Remembered, Unlinked, Updated
-from mbank.memo.index import DenseIndex, InvertedIndex, VectorIndex
+from mbank.memo.index import DenseIndex, InvertedIndex, VectorIndex, pack
 from mbank.memo.model import (
     BOOST_MAX,
     BOOST_STEP,
@@ -147,7 +147,9 @@ def _record(node: Node, entry: HistoryEntry) -> None:
 
 
 def _index_node(state: MemoState, node: Node) -> None:
-    node.vector = state.vectorize(searchable_text(node.title, node.body, node.tags, node.kind))
+    node.vector = pack(
+        state.vectorize(searchable_text(node.title, node.body, node.tags, node.kind))
+    )
     state.index.add(node.id, node.vector)
     state.titles.setdefault(normalise_title(node.title), set()).add(node.id)
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from mbank.memo.decide import require_nodes
 from mbank.memo.graph import expand, top_scores
-from mbank.memo.model import OPEN, SEED_MAX
+from mbank.memo.index import unpack
+from mbank.memo.model import OPEN, SEED_BUDGET, SEED_MAX, SEED_RESCORED
 from mbank.memo.reducer import MemoState, normalise_title
 from mbank.memo.salience import salience
 from mbank.memo.views import node_view
@@ -18,7 +19,11 @@ def similarity_seeds(
 ) -> dict[str, float]:
     """Candidates above the embedder's seed floor, the best `SEED_MAX` (ties by id)."""
     floor = state.embedder.seed_floor
-    scored = {n: s for n, s in state.index.candidates(vector).items() if s > floor}
+    scored = {
+        n: s
+        for n, s in state.index.candidates(vector, SEED_RESCORED, SEED_BUDGET).items()
+        if s > floor
+    }
     if exclude is not None:
         scored.pop(exclude, None)
     return top_scores(scored, SEED_MAX, frozenset())
@@ -46,7 +51,7 @@ def related(
         for node_id in exact:
             sims[node_id] = 1.0
     elif anchor is not None:
-        sims = similarity_seeds(state, state.nodes[anchor].vector, exclude=anchor)
+        sims = similarity_seeds(state, unpack(state.nodes[anchor].vector), exclude=anchor)
     seeds = dict(sims)
     if anchor is not None:
         seeds[anchor] = 1.0

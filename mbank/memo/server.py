@@ -11,12 +11,13 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
+import msgspec
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mbank.journal import mbank_version
@@ -58,8 +59,6 @@ INSTRUCTIONS = (
 
 log = logging.getLogger("mbank.memo")
 
-T = TypeVar("T")
-
 KindT = Literal["task", "blocker", "decision", "question", "insight", "artifact"]
 StatusT = Literal["pending", "active", "blocked", "done", "dropped"]
 PriorityT = Literal["critical", "high", "normal", "low"]
@@ -70,7 +69,7 @@ Key = Annotated[
     str,
     Field(
         max_length=MAX_KEY_CHARS,
-        description='Retry-safe key ("" = none); kept 24 h or the last 2000 keyed writes',
+        description='Retry-safe key (absent or "" = none); kept 24 h or the last 2000 keyed writes',
     ),
 ]
 NodeId = Annotated[str, Field(max_length=12)]
@@ -100,10 +99,16 @@ class MemoServer(MCPServer[Any]):
         ]
 
 
-def _guard(tool: str, call: Callable[[], T]) -> T:
-    """Refusals reach the model as `<code>: <message>`; bugs as `internal_error`."""
+def _guard(tool: str, call: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """The answer as compact JSON text plus the same value as structured content (issue 19:
+    the SDK's default text was indented JSON, ~1.5× the characters); refusals reach the model
+    as `<code>: <message>`, bugs as `internal_error`."""
     try:
-        return call()
+        value = call()
+        text = msgspec.json.encode(value).decode("utf-8")
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=value
+        )
     except MemoError as error:
         raise ToolError(str(error)) from error
     except Exception as error:
@@ -133,7 +138,7 @@ def build_server(tools: MemoTools) -> MemoServer:
         session: Session | None = None,
         order: OrderT = "salience",
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         return _guard(
             "read_pending",
             lambda: tools.read_pending(status, kinds, tags, session, order, limit),
@@ -150,7 +155,7 @@ def build_server(tools: MemoTools) -> MemoServer:
         hops: Annotated[int, Field(ge=0, le=4)] = 2,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         include_closed: bool = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         return _guard(
             "read_related",
             lambda: tools.read_related(query, node_id, hops, limit, include_closed),
@@ -160,7 +165,7 @@ def build_server(tools: MemoTools) -> MemoServer:
         description="One item with its neighbours, transitive blockers and recent history.",
         annotations=READ_ONLY,
     )
-    def read_item(node_id: NodeId, hops: Annotated[int, Field(ge=1, le=4)] = 1) -> dict[str, Any]:
+    def read_item(node_id: NodeId, hops: Annotated[int, Field(ge=1, le=4)] = 1) -> CallToolResult:
         return _guard("read_item", lambda: tools.read_item(node_id, hops))
 
     @server.tool(
@@ -168,7 +173,7 @@ def build_server(tools: MemoTools) -> MemoServer:
     )
     def do_remember(
         title: Title,
-        idempotency_key: Key,
+        idempotency_key: Key = "",
         kind: KindT = "task",
         body: Body = "",
         tags: Tags | None = None,
@@ -176,7 +181,7 @@ def build_server(tools: MemoTools) -> MemoServer:
         status: StatusT = "pending",
         session: Session | None = None,
         related_to: Annotated[list[NodeId], Field(max_length=MAX_RELATED_TO)] | None = None,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         return _guard(
             "do_remember",
             lambda: tools.do_remember(
@@ -190,7 +195,7 @@ def build_server(tools: MemoTools) -> MemoServer:
     )
     def do_update_item(
         node_id: NodeId,
-        idempotency_key: Key,
+        idempotency_key: Key = "",
         status: StatusT | None = None,
         priority: PriorityT | None = None,
         title: Title | None = None,
@@ -199,32 +204,20 @@ def build_server(tools: MemoTools) -> MemoServer:
         remove_tags: Tags | None = None,
         note: Annotated[str, Field(max_length=MAX_NOTE_CHARS)] | None = None,
         bump: bool = False,
-    ) -> dict[str, Any]:
-        return _guard(
-            "do_update_item",
-            lambda: tools.do_update_item(
-                node_id,
-                idempotency_key,
-                status,
-                priority,
-                title,
-                body,
-                add_tags,
-                remove_tags,
-                note,
-                bump,
-            ),
-        )
+    ) -> CallToolResult:
+        fields = (status, priority, title, body, add_tags, remove_tags, note, bump)
+        update = tools.do_update_item
+        return _guard("do_update_item", lambda: update(node_id, idempotency_key, *fields))
 
     @server.tool(description="Link two items (src blocks / depends_on / … dst), or unlink.")
     def do_link(
         src: NodeId,
         dst: NodeId,
-        idempotency_key: Key,
+        idempotency_key: Key = "",
         kind: EdgeKindT = "relates_to",
         weight: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
         remove: bool = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         return _guard(
             "do_link", lambda: tools.do_link(src, dst, idempotency_key, kind, weight, remove)
         )
@@ -234,7 +227,7 @@ def build_server(tools: MemoTools) -> MemoServer:
         "finished work with do_update_item). Refused while it blocks open items.",
         annotations=DESTRUCTIVE,
     )
-    def do_forget(node_id: NodeId, idempotency_key: Key) -> dict[str, Any]:
+    def do_forget(node_id: NodeId, idempotency_key: Key = "") -> CallToolResult:
         return _guard("do_forget", lambda: tools.do_forget(node_id, idempotency_key))
 
     @server.tool(
@@ -245,7 +238,7 @@ def build_server(tools: MemoTools) -> MemoServer:
     def can_do(
         intent: dict[str, Any],
         scope: Annotated[list[str], Field(max_length=9)] | None = None,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         return _guard("can_do", lambda: tools.can_do(intent, scope))
 
     if tools.spill_enabled:
@@ -255,11 +248,11 @@ def build_server(tools: MemoTools) -> MemoServer:
             "The memory is not changed.",
         )
         def do_spill(
-            idempotency_key: Key,
+            idempotency_key: Key = "",
             session: Session | None = None,
             limit: Annotated[int, Field(ge=1, le=500)] = 200,
             dry_run: bool = False,
-        ) -> dict[str, Any]:
+        ) -> CallToolResult:
             return _guard(
                 "do_spill", lambda: tools.do_spill(idempotency_key, session, limit, dry_run)
             )

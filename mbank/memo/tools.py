@@ -63,7 +63,7 @@ from mbank.memo.spill import (
 )
 from mbank.memo.store import Finish, Handler, MemoStore
 from mbank.memo.timestamps import iso_millis, iso_seconds
-from mbank.memo.views import node_view, stats
+from mbank.memo.views import node_view, pending_row, stats
 
 
 def _bounded(field: str, value: int, low: int, high: int) -> None:
@@ -225,7 +225,7 @@ class MemoTools:
                 top = heapq.nsmallest(limit, rows, key=lambda r: (r[2], -r[0], r[3]))
             items = []
             for row in top:
-                view = self._view(state, row[3], now)
+                view = pending_row(state, state.nodes[row[3]], now, half_life)
                 view["blocked_by"] = blockers_of(state, row[3], limit=PENDING_BLOCKED_BY_SHOWN)
                 items.append(view)
             value = {
@@ -281,18 +281,7 @@ class MemoTools:
             for (other, kind), edge in state.inc[node_id].items():
                 neighbours.append(("in", REVERSE_EDGE_NAME[kind], other, edge.weight, edge.auto))
             neighbours.sort(key=lambda n: (-n[3], n[2], n[0], n[1]))
-            value["neighbors"] = [
-                {
-                    "id": other,
-                    "title": state.nodes[other].title,
-                    "status": state.nodes[other].status,
-                    "relation": relation,
-                    "direction": direction,
-                    "weight": weight,
-                    "auto": auto,
-                }
-                for direction, relation, other, weight, auto in neighbours
-            ]
+            value["neighbors"] = _neighbour_rows(state, neighbours)
             value["blocked_by"] = [
                 {"id": b, "title": state.nodes[b].title, "status": state.nodes[b].status}
                 for b in blockers_of(state, node_id)
@@ -338,7 +327,7 @@ class MemoTools:
     def do_remember(
         self,
         title: str,
-        idempotency_key: str,
+        idempotency_key: str = "",
         kind: str = "task",
         body: str = "",
         tags: Sequence[str] | None = None,
@@ -425,7 +414,7 @@ class MemoTools:
     def do_update_item(
         self,
         node_id: str,
-        idempotency_key: str,
+        idempotency_key: str = "",
         status: str | None = None,
         priority: str | None = None,
         title: str | None = None,
@@ -491,7 +480,7 @@ class MemoTools:
         self,
         src: str,
         dst: str,
-        idempotency_key: str,
+        idempotency_key: str = "",
         kind: str = "relates_to",
         weight: float = 1.0,
         remove: bool = False,
@@ -557,7 +546,7 @@ class MemoTools:
 
         return self._mutate("do_link", idempotency_key, arguments, handler)
 
-    def do_forget(self, node_id: str, idempotency_key: str) -> dict[str, Any]:
+    def do_forget(self, node_id: str, idempotency_key: str = "") -> dict[str, Any]:
         """Hard-delete one item and its edges; refused while it blocks open work."""
         check_key(idempotency_key)
         intent = ForgetIntent(node_id=node_id)
@@ -591,7 +580,7 @@ class MemoTools:
 
     def do_spill(
         self,
-        idempotency_key: str,
+        idempotency_key: str = "",
         session: str | None = None,
         limit: int = 200,
         dry_run: bool = False,
@@ -653,6 +642,23 @@ class MemoTools:
             return [], finish
 
         return self._mutate("do_spill", idempotency_key, arguments, handler)
+
+
+def _neighbour_rows(
+    state: MemoState, edges: list[tuple[str, str, str, float, bool]]
+) -> list[dict[str, Any]]:
+    """One row per neighbour (issue 19), its heaviest edge first; any other edge between the
+    two items under `also`. `edges` are `(direction, relation, other, weight, auto)`, sorted."""
+    rows: dict[str, dict[str, Any]] = {}
+    for direction, relation, other, weight, auto in edges:
+        edge = {"relation": relation, "direction": direction, "weight": weight, "auto": auto}
+        row = rows.get(other)
+        if row is None:
+            node = state.nodes[other]
+            rows[other] = {"id": other, "title": node.title, "status": node.status, **edge}
+        else:
+            row.setdefault("also", []).append(edge)
+    return list(rows.values())
 
 
 def _update_hint(

@@ -32,6 +32,32 @@ def node_view(state: MemoState, node: Node, now: float, half_life_h: float) -> d
     }
 
 
+PENDING_BODY_CHARS = 120
+
+
+def pending_row(state: MemoState, node: Node, now: float, half_life_h: float) -> dict[str, Any]:
+    """A `read_pending` row (issue 19: 20 rows within 10,000 characters): the fields that rank
+    and identify an item, its body cut to `PENDING_BODY_CHARS` characters (` …` when cut,
+    `body_chars` the whole length); `read_item` returns everything."""
+    degree = len(state.out[node.id]) + len(state.inc[node.id])
+    body = node.body
+    row: dict[str, Any] = {
+        "id": node.id,
+        "kind": node.kind,
+        "title": node.title,
+        "status": node.status,
+        "priority": node.priority,
+        "tags": list(node.tags),
+        "session": node.session,
+        "touched_at": iso_seconds(node.touched_at),
+        "degree": degree,
+        "salience": round(salience(node, degree, now, half_life_h), 4),
+        "body": body if len(body) <= PENDING_BODY_CHARS else body[:PENDING_BODY_CHARS] + " …",
+        "body_chars": len(body),
+    }
+    return row
+
+
 def stats(state: MemoState) -> dict[str, Any]:
     """`{nodes, edges, by_status, by_kind}` from counters kept by the reducer."""
     return {

@@ -9,8 +9,8 @@ import pytest
 from memo_fixtures import remember
 
 from mbank.memo.embedder import HashingEmbedder, cosine
-from mbank.memo.index import DenseIndex, InvertedIndex, common_df
-from mbank.memo.model import ADMIT_MIN
+from mbank.memo.index import DenseIndex, InvertedIndex, pack, unpack
+from mbank.memo.model import AUTOLINK_BUDGET, AUTOLINK_RESCORED, SEED_BUDGET, SEED_RESCORED
 from mbank.memo.reducer import MemoState, searchable_text
 from mbank.memo.tools import MemoTools
 
@@ -25,24 +25,22 @@ def _corpus_index(count: int) -> tuple[InvertedIndex, dict[str, dict[int, float]
     for i, item in enumerate(generate(count, seed=11)):
         vec = e.embed(searchable_text(item["title"], item["body"], (), item["kind"]))
         node_id = f"t_{i:010x}"
-        index.add(node_id, vec)
+        index.add(node_id, pack(vec))
         vectors[node_id] = vec
         titles.append(item["title"])
     return index, vectors, titles
 
 
-def test_common_df_is_five_percent_with_a_floor_of_32() -> None:
-    assert common_df(10) == 32
-    assert common_df(2000) == 100
-    assert common_df(10_001) == 501
-    assert ADMIT_MIN == 256
+def test_the_budgets_are_constants_so_the_work_per_query_is_flat() -> None:
+    assert (AUTOLINK_BUDGET, AUTOLINK_RESCORED) == (512, 32)
+    assert (SEED_BUDGET, SEED_RESCORED) == (4096, 128)
 
 
 def test_the_node_holding_every_query_feature_is_always_a_candidate() -> None:
     index, _, titles = _corpus_index(1500)
     e = HashingEmbedder()
     for i in random.Random(3).sample(range(1500), 60):
-        assert f"t_{i:010x}" in index.candidates(e.embed(titles[i]))
+        assert f"t_{i:010x}" in index.candidates(e.embed(titles[i]), 8, AUTOLINK_BUDGET)
 
 
 def test_candidate_scores_equal_brute_force_cosines() -> None:
@@ -50,34 +48,43 @@ def test_candidate_scores_equal_brute_force_cosines() -> None:
     e = HashingEmbedder()
     for i in range(0, 800, 40):
         query = e.embed(titles[i] + " retry the cache")
-        for node_id, score in index.candidates(query).items():
+        found = index.candidates(query, SEED_RESCORED, SEED_BUDGET)
+        assert len(found) >= min(SEED_RESCORED, 800) // 2
+        for node_id, score in found.items():
             assert math.isclose(score, cosine(query, vectors[node_id]), abs_tol=1e-12)
 
 
-def test_common_dimensions_still_score_but_do_not_admit() -> None:
+def test_at_most_limit_candidates_plus_the_nodes_holding_every_feature() -> None:
     index = InvertedIndex()
     e = HashingEmbedder(ngrams=(1,))
     for i in range(400):
-        index.add(f"t_{i:010x}", e.embed("cache"))  # one very common feature
-    index.add("t_ffffffffff", e.embed("cache zebra"))
-    query = e.embed("zebra cache")
-    found = index.candidates(query)
-    # "zebra" is rarest and admits its one node; "cache" (df 401 > COMMON_DF) is reached
-    # with the accumulator below ADMIT_MIN, so it admits too: ADMIT_MIN keeps recall up.
-    assert found["t_ffffffffff"] == pytest.approx(cosine(query, e.embed("cache zebra")))
-    assert len(found) == 401
+        index.add(f"t_{i:010x}", pack(e.embed("cache")))  # one very common feature
+    index.add("t_ffffffffff", pack(e.embed("cache zebra")))
+    found = index.candidates(e.embed("zebra cache"), 5, 1000)
+    # "zebra" is the most informative and admits first; "cache" fills the top 5 partial
+    # scores; every returned score is the exact cosine.
+    assert "t_ffffffffff" in found and len(found) == 5
+    assert found["t_ffffffffff"] == pytest.approx(
+        cosine(e.embed("zebra cache"), e.embed("cache zebra"))
+    )
+    assert max(found, key=lambda n: found[n]) == "t_ffffffffff"
 
 
-def test_a_common_dimension_past_admit_min_only_completes() -> None:
+def test_the_budget_bounds_the_postings_walked_newest_first() -> None:
     index = InvertedIndex()
     e = HashingEmbedder(ngrams=(1,))
-    for i in range(300):
-        index.add(f"q_{i:010x}", e.embed(f"rare{i % 3} mid"))
     for i in range(2000):
-        index.add(f"t_{i:010x}", e.embed("cache"))
-    query = e.embed("rare0 rare1 rare2 mid cache")
-    found = index.candidates(query)
-    assert set(found) == {f"q_{i:010x}" for i in range(300)}  # "cache" completed nobody
+        index.add(f"t_{i:010x}", pack(e.embed("cache")))
+    found = index.candidates(e.embed("cache"), 10, 50)
+    # 2,000 nodes hold "cache": the walk stops after 50 postings, at the newest ones.
+    assert set(found) == {f"t_{i:010x}" for i in range(1990, 2000)}
+
+
+def test_candidates_are_never_empty_when_the_query_shares_a_feature() -> None:
+    index, _, titles = _corpus_index(600)
+    e = HashingEmbedder()
+    for title in titles[:50]:
+        assert index.candidates(e.embed(title.split()[0] + " zebra"), 4, AUTOLINK_BUDGET)
 
 
 def test_postings_stay_consistent_with_a_rebuild_after_updates_and_forgetting(
@@ -93,7 +100,7 @@ def test_postings_stay_consistent_with_a_rebuild_after_updates_and_forgetting(
     rebuilt = MemoState(state.embedder)
     for node in state.nodes.values():
         rebuilt.index.add(node.id, node.vector)
-        assert node.vector == state.embedder.embed(
+        assert unpack(node.vector) == state.embedder.embed(
             searchable_text(node.title, node.body, node.tags, node.kind)
         )
     assert state.index.canonical() == rebuilt.index.canonical()
@@ -117,8 +124,8 @@ def test_dense_vectors_are_scanned_exhaustively_never_inverted() -> None:
     assert isinstance(state.index, DenseIndex)
     e = _TinyDense()
     for i, text in enumerate(["aaa", "bbb", "ccc", "abc"]):
-        state.index.add(f"t_{i:010x}", e.embed(text))
-    found = state.index.candidates(e.embed("aab"))
+        state.index.add(f"t_{i:010x}", pack(e.embed(text)))
+    found = state.index.candidates(e.embed("aab"), 1, 1)
     assert set(found) == {f"t_{i:010x}" for i in range(4)}
     for i, text in enumerate(["aaa", "bbb", "ccc", "abc"]):
         assert found[f"t_{i:010x}"] == pytest.approx(cosine(e.embed("aab"), e.embed(text)))

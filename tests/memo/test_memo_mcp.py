@@ -53,7 +53,7 @@ async def test_the_server_lists_eight_tools_with_compact_schemas_and_its_version
         assert _titles_as_keywords(tool["inputSchema"]) == []
         assert "anyOf" not in json.dumps(tool["inputSchema"])
     remember = by_name["do_remember"]["inputSchema"]
-    assert remember["required"] == ["title", "idempotency_key"]
+    assert remember["required"] == ["title"]  # issue 19: every key is optional
     assert remember["properties"]["title"]["maxLength"] == 200
     assert remember["properties"]["kind"]["enum"] == [
         "task", "blocker", "decision", "question", "insight", "artifact",
@@ -143,3 +143,34 @@ async def test_an_unexpected_exception_is_reported_as_internal_error(
     assert text == (
         "internal_error: RuntimeError: kaboom. This is a bug in mbank; nothing was applied."
     )
+
+
+@pytest.mark.anyio
+async def test_text_content_is_compact_json_and_every_key_is_optional(tmp_path: Path) -> None:
+    tools = tools_from_args(["--bank", str(tmp_path)])
+    async with Client(build_server(tools)) as client:
+        listed = {t.name: _wire(t) for t in (await client.list_tools()).tools}
+        for name in ("do_remember", "do_update_item", "do_link", "do_forget", "do_spill"):
+            schema = listed[name]["inputSchema"]
+            assert "idempotency_key" in schema["properties"]
+            assert "idempotency_key" not in schema.get("required", []), name
+        made = await client.call_tool("do_remember", {"title": "Fix slow query"})
+        text = made.content[0].text  # type: ignore[union-attr]
+        assert made.structured_content is not None
+        assert text == json.dumps(
+            made.structured_content, separators=(",", ":"), ensure_ascii=False
+        )
+        assert made.structured_content["idempotency_key"] == ""
+        node_id = made.structured_content["applied_value"]["node"]["id"]
+        again = await client.call_tool("do_remember", {"title": "Fix slow query"})
+        assert again.structured_content is not None and "replayed" not in again.structured_content
+        other = again.structured_content["applied_value"]["node"]["id"]
+        for tool, args in (
+            ("do_update_item", {"node_id": node_id, "status": "active"}),
+            ("do_link", {"src": node_id, "dst": other, "kind": "blocks"}),
+            ("do_link", {"src": node_id, "dst": other, "kind": "blocks", "remove": True}),
+            ("do_forget", {"node_id": other}),
+        ):
+            result = await client.call_tool(tool, args)
+            assert result.is_error is False, (tool, result.content)
+    assert len(tools.store.idempotency.records) == 0  # absent = no de-duplication

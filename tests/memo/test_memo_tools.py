@@ -317,3 +317,38 @@ def test_read_pending_on_an_empty_memory_is_degraded_not_an_error(tools: MemoToo
     assert result["quality"] == "degraded"
     assert result["value"]["items"] == [] and result["value"]["matched"] == 0
     assert list(result) == ["value", "timestamp", "quality", "unit"]
+
+
+def test_a_neighbour_joined_by_several_edges_is_listed_once(
+    make_tools: Callable[..., MemoTools],
+) -> None:
+    tools = make_tools(autolink_max=0)
+    a, b = remember(tools, "Ship it"), remember(tools, "Fix CI")
+    tools.do_link(b, a, kind="blocks")
+    tools.do_link(a, b, kind="relates_to", weight=0.5)
+    tools.do_link(a, b, kind="depends_on", weight=0.8)
+    assert tools.read_item(a)["value"]["neighbors"] == [
+        {"id": b, "title": "Fix CI", "status": "pending", "relation": "blocked_by",
+         "direction": "in", "weight": 1.0, "auto": False,
+         "also": [
+             {"relation": "depends_on", "direction": "out", "weight": 0.8, "auto": False},
+             {"relation": "relates_to", "direction": "out", "weight": 0.5, "auto": False},
+         ]},
+    ]  # fmt: skip
+
+
+def test_twenty_pending_rows_stay_within_ten_thousand_characters(tools: MemoTools) -> None:
+    import json
+
+    from bench.memo import generate
+
+    for item in generate(60, seed=5):
+        tools.do_remember(**{**item, "body": ("é" + item["body"] * 20)[:8000]})  # long bodies
+    value = tools.read_pending()["value"]
+    assert value["returned"] == 20
+    row = value["items"][0]
+    assert row["body"].endswith(" …") and len(row["body"]) == 122 and row["body_chars"] > 2000
+    node = tools.read_item(row["id"])["value"]
+    assert len(node["body"]) == row["body_chars"]  # read_item returns the whole body
+    text = json.dumps(tools.read_pending(), separators=(",", ":"), ensure_ascii=False)
+    assert len(text) <= 10_000, len(text)
