@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
+import zipfile
+from pathlib import Path
 
 from fixture_banks import REPO
 
@@ -26,3 +30,43 @@ def test_no_top_level_gates_or_reducers_package_is_installed() -> None:
     assert "gates" not in listed and "reducers" not in listed
     mapping = config["tool"]["setuptools"]["package-dir"]
     assert mapping["mbank.reducers"] == "reducers" and mapping["mbank.gates"] == "gates"
+
+
+def test_the_wheel_carries_the_language_tables(tmp_path: Path) -> None:
+    """`mbank/lang.py` reads its dictionary from package data: a wheel without it is broken."""
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("mbank-*.whl")
+    shipped = {
+        name: data
+        for name, data in _wheel_members(wheel).items()
+        if name.startswith("mbank/lang_data/")
+    }
+    sources = sorted((REPO / "mbank" / "lang_data").glob("*.tsv"))
+    assert {f"mbank/lang_data/{path.name}" for path in sources} == set(shipped)
+    assert {"dictionary.tsv", "stopwords.tsv", "ru_endings.tsv", "translit.tsv"} <= {
+        path.name for path in sources
+    }
+    for path in sources:
+        assert shipped[f"mbank/lang_data/{path.name}"] == path.read_bytes()
+
+
+def _wheel_members(wheel: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_the_language_tables_are_read_once_from_package_data() -> None:
+    from mbank import lang
+
+    lang.data_rows.cache_clear()
+    rows = lang.data_rows("dictionary")
+    assert lang.data_rows("dictionary") is rows
+    assert lang.data_rows.cache_info().hits == 1
+    assert tuple((row[0], row[1:]) for row in rows) == lang.ENTRIES
+    assert len(lang.ENTRIES) >= 192
