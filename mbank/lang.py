@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 import msgspec
+import snowballstemmer  # type: ignore[import-untyped]
 
 from mbank.model import VocabularyRow
 
@@ -295,9 +296,35 @@ def ru_light(token: str) -> str:
     return word
 
 
+# The real stemmers (issue 16): Snowball's Russian and English (Porter2) algorithms, through
+# `snowballstemmer` — pure Python, so mbank installs anywhere; it switches to PyStemmer's C
+# build of the same algorithms by itself when that is installed, with identical stems.
+_SNOWBALL_ENGLISH = snowballstemmer.stemmer("english")
+_SNOWBALL_RUSSIAN = snowballstemmer.stemmer("russian")
+
+
+@functools.lru_cache(maxsize=131_072)
+def stem(token: str) -> str:
+    """The Snowball stem of a lower-case token: Russian for Cyrillic, English for `^[a-z]+$`.
+
+    Other tokens (digits, identifiers) are returned unchanged; ё is read as е first, the way
+    the banks spell it inconsistently.
+    """
+    if has_cyrillic(token):
+        return str(_SNOWBALL_RUSSIAN.stemWord(token.replace("ё", "е")))
+    if _EN_WORD.fullmatch(token):
+        return str(_SNOWBALL_ENGLISH.stemWord(token))
+    return token
+
+
 def hstem(token: str) -> str:
-    """The header stemmer: `ru_light` for Cyrillic tokens, `en_light` otherwise."""
-    return ru_light(token) if has_cyrillic(token) else en_light(token)
+    """The header stemmer (issue 16: Snowball for both languages; §3.9 had the light ones)."""
+    return stem(token)
+
+
+def body_form(token: str) -> str:
+    """The body form route compares (issue 16): the Snowball stem, in either language."""
+    return stem(token)
 
 
 # --------------------------------------------------------------------------------------------

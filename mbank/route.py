@@ -31,6 +31,7 @@ from mbank.lang import (
     has_cyrillic,
     hstem,
     is_why,
+    stem,
     tables_for,
     term_for,
     tokenize,
@@ -42,6 +43,7 @@ from mbank.search import (
     Header,
     RouteStats,
     SearchIndex,
+    exact_form,
     js_number,
     round_half_up,
     route_form,
@@ -353,6 +355,10 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
     for token in dict.fromkeys(tokenize(question)):
         term = term_for(token, tables)
         translations = list(term.translations)
+        if has_cyrillic(token):
+            # pairs this bank itself shows (a Russian purpose over an English title)
+            mined = index.bilingual_pairs().get(stem(token), ())
+            translations.extend(word for word in mined if word not in translations)
         if (
             term.stem is None
             and has_cyrillic(token)
@@ -364,7 +370,11 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
         header += [Variant(hstem(t), TRANSLATION_DISCOUNT, t) for t in translations]
         body: dict[str, Variant] = {}
         for shown, discount in [(token, 1.0), *((t, TRANSLATION_DISCOUNT) for t in translations)]:
-            form = route_form(shown)
+            # a Russian word that translates an English one is a dictionary key, not a word the
+            # asker typed: it matches its own form, not every word sharing its Snowball stem
+            form = (
+                exact_form(shown) if shown != token and has_cyrillic(shown) else route_form(shown)
+            )
             if form not in body:
                 body[form] = Variant(form, discount, shown)
         concepts.append(Concept(token, tuple(header), tuple(body.values())))

@@ -23,8 +23,9 @@ import msgspec
 from mbank.lang import (
     ROUTE_STOP,
     RU_STOP,
-    en_light,
+    body_form,
     expand_terms,
+    has_cyrillic,
     hstem,
     tables_for,
     tokenize,
@@ -32,6 +33,7 @@ from mbank.lang import (
     words_of,
 )
 from mbank.model import Doc
+from mbank.pairs import mine_pairs
 from mbank.parse import split_frontmatter
 from mbank.snapshot import Snapshot
 
@@ -191,8 +193,18 @@ _LATIN_WORD = re.compile(r"[a-z]+")
 
 
 def route_form(token: str) -> str:
-    """The §3.9 body form of a simple token: `en_light` for `^[a-z]+$`, others unchanged."""
-    return en_light(token) if _LATIN_WORD.fullmatch(token) else token
+    """The body form of a simple token: its Snowball stem (issue 16), others unchanged."""
+    return body_form(token) if _SIMPLE_TOKEN.fullmatch(token) else token
+
+
+# `route_forms` also files every Cyrillic token under this prefix plus the token itself, so a
+# dictionary translation can ask for exactly that word (the prefix is never a token character)
+EXACT_PREFIX = "="
+
+
+def exact_form(token: str) -> str:
+    """The `route_forms` key of exactly this Cyrillic token, with no stemming."""
+    return EXACT_PREFIX + token
 
 
 def is_routable(doc: Doc) -> bool:
@@ -233,6 +245,7 @@ class SearchIndex:
         self._stats: RouteStats | None = None
         self._vocab_sorted: list[str] | None = None
         self._bridge: dict[str, tuple[str, ...]] | None = None
+        self._pairs: dict[str, tuple[str, ...]] | None = None
         self._memo_for: tuple[Snapshot | None, int] = (None, -1)
         self._memo: dict[str, Any] = {}
 
@@ -395,6 +408,7 @@ class SearchIndex:
             self._stats = None
             self._vocab_sorted = None
             self._bridge = None
+            self._pairs = None
 
     def route_forms(self) -> dict[str, tuple[str, ...]]:
         """§3.9 body form → the simple indexed tokens that have it (`filters` → filter)."""
@@ -405,6 +419,8 @@ class SearchIndex:
                 if "-" in token or "_" in token or token in ROUTE_STOP:
                     continue
                 forms.setdefault(route_form(token), []).append(token)
+                if has_cyrillic(token):
+                    forms.setdefault(exact_form(token), []).append(token)
             self._route_forms = {form: tuple(tokens) for form, tokens in forms.items()}
         return self._route_forms
 
@@ -446,6 +462,17 @@ class SearchIndex:
                         by_key.setdefault(key, []).append(word)
             self._bridge = {key: tuple(words) for key, words in by_key.items()}
         return self._bridge
+
+    def bilingual_pairs(self) -> dict[str, tuple[str, ...]]:
+        """Russian stem → English words mined from this bank's mixed headers (`mbank.pairs`)."""
+        self._refresh_derived()
+        if self._pairs is None:
+            self._pairs = mine_pairs(
+                (path, info.header.title.text, info.header.purpose.text)
+                for path in sorted(self.routable)
+                for info in (self.docs[path],)
+            )
+        return self._pairs
 
     def english_df(self, word: str) -> int:
         """Routable documents holding `word` in the body, title, purpose or a section title."""

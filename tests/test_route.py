@@ -614,9 +614,9 @@ def _reference_data(snapshot: Snapshot) -> Any:
     """Per-snapshot inputs of `reference_route`: routable docs, stemmed fields, body tf."""
     from collections import Counter
 
-    from mbank.lang import hstem, tokenize
+    from mbank.lang import has_cyrillic, hstem, tokenize
     from mbank.parse import split_frontmatter
-    from mbank.search import is_routable, route_form
+    from mbank.search import exact_form, is_routable, route_form
 
     cached = _REFERENCE.get(id(snapshot))
     if cached is not None and cached[0] is snapshot:
@@ -638,10 +638,19 @@ def _reference_data(snapshot: Snapshot) -> Any:
             [(section.title, stem(section.title)) for section in doc.sections],
         )
         body = split_frontmatter(snapshot.raw[doc.path]).body
-        tf[doc.path] = Counter(route_form(t) for t in tokenize(body))
+        tokens = tokenize(body)
+        tf[doc.path] = Counter(route_form(t) for t in tokens)
+        # a Russian dictionary translation is looked up by its exact form (issue 16)
+        exact = Counter(exact_form(t) for t in tokens if has_cyrillic(t))
+        tf[doc.path].update(exact)
     data = (index, docs, fields, tf)
     _REFERENCE[id(snapshot)] = (snapshot, data)
     return data
+
+
+def _length(counts: Any) -> int:
+    """Body length of the reference: every token once, the exact-form copies aside."""
+    return sum(count for form, count in counts.items() if not form.startswith("="))
 
 
 def reference_route(
@@ -663,7 +672,7 @@ def reference_route(
     n_docs = len(docs)
     avg_p = max(sum(len(f[1]) for f in fields.values()) / n_docs, 1.0)
     avg_t = max(sum(len(f[2]) for f in fields.values()) / n_docs, 1.0)
-    avgdl = max(sum(sum(c.values()) for c in tf.values()) / n_docs, 1.0)
+    avgdl = max(sum(_length(c) for c in tf.values()) / n_docs, 1.0)
 
     @functools.cache
     def idf(form: str) -> float:
@@ -712,7 +721,7 @@ def reference_route(
                 s_value, best_section = value, section
         header = c_value + 3 * p_value + 2 * t_value + s_value
         body, body_terms, covered = 0.0, [], 0.0
-        dl = sum(tf[doc.path].values())
+        dl = _length(tf[doc.path])
         for position, concept in enumerate(concepts):
             best, shown = 0.0, ""
             for variant in concept.body:
