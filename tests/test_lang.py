@@ -405,7 +405,11 @@ def test_bridge_keys_shorter_than_three_letters_give_nothing() -> None:
 
 def test_stop_word_question_routes_to_nothing(fixture_bank: Path) -> None:
     snapshot = Bank(fixture_bank).refresh()
-    assert route(snapshot, SearchIndex(), "что как где") == {"results": [], "hint": ROUTE_HINT}
+    assert route(snapshot, SearchIndex(), "что как где") == {
+        "results": [],
+        "answered": False,
+        "hint": ROUTE_HINT,
+    }
 
 
 def test_russian_why_question_reaches_the_threshold_owner(fixture_bank: Path) -> None:
