@@ -666,18 +666,18 @@ def route(
 
     if coverage(ranked[0][1]) < COVERAGE_MIN:
         return empty
-    known = _known_share(fig, concepts, all_matches, concept_idf, idf_total)
-    names_unknown = bool(names) and len(unknown) == len(names)
-
-    results: list[dict[str, Any]] = []
-    for score, path in ranked[: max(limit, 0)]:
-        doc = snapshot.docs[path]
-        item = _result(doc, score, _final_why(index, fig, concepts, all_matches, doc))
-        if names_unknown or answer_strength(coverage(path), known) < ANSWER_MIN:
-            item["weak"] = True
-        results.append(item)
+    results = [
+        _result(
+            snapshot.docs[path],
+            score,
+            _final_why(index, fig, concepts, all_matches, snapshot.docs[path]),
+        )
+        for score, path in ranked[: max(limit, 0)]
+    ]
     if not results:
         return empty
+    names_unknown = bool(names) and len(unknown) == len(names)
+    _mark_weak(index, fig, concepts, all_matches, concept_idf, results, names_unknown)
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}
     if not answered:
@@ -685,6 +685,47 @@ def route(
     elif names_unknown:
         outcome["hint"] = never
     return outcome
+
+
+def _mark_weak(
+    index: SearchIndex,
+    fig: Figures,
+    concepts: list[Concept],
+    all_matches: list[dict[str, Match]],
+    concept_idf: list[float],
+    results: list[dict[str, Any]],
+    names_unknown: bool,
+) -> None:
+    """Add `weak: true` to every result whose `answer_strength` is below `ANSWER_MIN`.
+
+    Evidence is weighed by idf, except that a Russian word with no translation that the bank
+    never uses counts only as much as the bank is written in Russian (`cyrillic_share`): in
+    an English bank such a word could not have matched anything, so its absence says nothing
+    about whether the bank answers; in a Russian bank it says as much as any other word.
+    """
+    known = [
+        bool(all_matches[position]) or any(fig.bm25(v.form)[1] for v in concept.body)
+        for position, concept in enumerate(concepts)
+    ]
+    share = index.cyrillic_share()
+    weights = [
+        idf * share
+        if not known[position] and len(concept.body) == 1 and has_cyrillic(concept.literal)
+        else idf
+        for position, (concept, idf) in enumerate(zip(concepts, concept_idf, strict=True))
+    ]
+    total = sum(weights)
+    known_share = sum(w for w, k in zip(weights, known, strict=True) if k) / total if total else 0
+    for item in results:
+        path = item["path"]
+        covered = sum(
+            weights[position]
+            for position, concept in enumerate(concepts)
+            if _covers(index, fig.forms, concept, all_matches[position], path)
+        )
+        strength = answer_strength(covered / total if total else 0.0, known_share)
+        if names_unknown or strength < ANSWER_MIN:
+            item["weak"] = True
 
 
 def answer_strength(coverage: float, known: float) -> float:
@@ -697,21 +738,6 @@ def answer_strength(coverage: float, known: float) -> float:
     development sets it separated the two kinds of question better than coverage did.
     """
     return (coverage + 2 * known) / 3
-
-
-def _known_share(
-    fig: Figures,
-    concepts: list[Concept],
-    all_matches: list[dict[str, Match]],
-    concept_idf: list[float],
-    idf_total: float,
-) -> float:
-    """The share of the question's idf mass held by concepts the bank has anywhere."""
-    known = 0.0
-    for position, concept in enumerate(concepts):
-        if all_matches[position] or any(fig.bm25(variant.form)[1] for variant in concept.body):
-            known += concept_idf[position]
-    return known / idf_total
 
 
 def _top(raw: dict[str, float], count: int) -> list[tuple[float, str]]:

@@ -246,6 +246,7 @@ class SearchIndex:
         self._vocab_sorted: list[str] | None = None
         self._bridge: dict[str, tuple[str, ...]] | None = None
         self._pairs: dict[str, tuple[str, ...]] | None = None
+        self._cyrillic_share: float | None = None
         self._memo_for: tuple[Snapshot | None, int] = (None, -1)
         self._memo: dict[str, Any] = {}
 
@@ -409,6 +410,7 @@ class SearchIndex:
             self._vocab_sorted = None
             self._bridge = None
             self._pairs = None
+            self._cyrillic_share = None
 
     def route_forms(self) -> dict[str, tuple[str, ...]]:
         """§3.9 body form → the simple indexed tokens that have it (`filters` → filter)."""
@@ -473,6 +475,21 @@ class SearchIndex:
                 for info in (self.docs[path],)
             )
         return self._pairs
+
+    def cyrillic_share(self) -> float:
+        """The share of routable documents whose body or header holds a Cyrillic word."""
+        self._refresh_derived()
+        if self._cyrillic_share is None:
+            holders: set[str] = set()
+            for token, counts in self.postings.items():
+                if has_cyrillic(token):
+                    holders.update(counts)
+            for word, paths in self.header_words.items():
+                if has_cyrillic(word):
+                    holders.update(paths)
+            routable = self.routable
+            self._cyrillic_share = len(holders & routable) / len(routable) if routable else 0.0
+        return self._cyrillic_share
 
     def english_df(self, word: str) -> int:
         """Routable documents holding `word` in the body, title, purpose or a section title."""

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mbank.contract import BUILTIN_WEIGHTS
-from mbank.lang import expand_terms
+from mbank.lang import expand_terms, has_cyrillic
 from mbank.model import LayerMap
 from mbank.route import (
     ANSWER_MIN,
@@ -625,7 +625,7 @@ def _reference_data(snapshot: Snapshot) -> Any:
     """Per-snapshot inputs of `reference_route`: routable docs, stemmed fields, body tf."""
     from collections import Counter
 
-    from mbank.lang import has_cyrillic, hstem, tokenize
+    from mbank.lang import hstem, tokenize
     from mbank.parse import split_frontmatter
     from mbank.search import exact_form, is_routable, route_form
 
@@ -724,7 +724,27 @@ def reference_route(
                 tf[doc.path][variant.form] > 0 for variant in concept.body
             ):
                 known_concepts.add(position)
-    known = sum(concept_idf[p] for p in known_concepts) / idf_total
+    # issue 16: an untranslated Russian word the bank never uses weighs as much as the bank
+    # is written in Russian (the share of documents holding any Cyrillic word)
+    cyrillic_docs = sum(
+        1
+        for doc in docs
+        if any(has_cyrillic(form) for form in tf[doc.path])
+        or any(has_cyrillic(w) for f in fields[doc.path][1:3] for w in f)
+        or any(has_cyrillic(w) for _, f in fields[doc.path][0] + fields[doc.path][3] for w in f)
+    )
+    share = cyrillic_docs / len(docs)
+    weight = [
+        idf_c * share
+        if position not in known_concepts
+        and len(concepts[position].body) == 1
+        and has_cyrillic(concepts[position].literal)
+        else idf_c
+        for position, idf_c in enumerate(concept_idf)
+    ]
+    weight_total = sum(weight)
+    known = sum(weight[p] for p in known_concepts) / weight_total if weight_total else 0.0
+    covered_by: dict[str, set[int]] = {}
     for doc in docs:
         if kind is not None and doc.doc_kind != kind:
             continue
@@ -769,6 +789,7 @@ def reference_route(
             )
             if best > 0 or in_header:
                 covered += concept_idf[position]
+                covered_by.setdefault(doc.path, set()).add(position)
         evidence = header / (11 * len(concepts)) + 0.75 * body / (2.2 * idf_total)
         if evidence <= 0:
             continue
@@ -794,7 +815,7 @@ def reference_route(
         return empty
     names_unknown = bool(names) and len(unknown) == len(names)
     results = []
-    for negative, path, covered, why in rows[:limit]:
+    for negative, path, _covered, why in rows[:limit]:
         item: dict[str, Any] = {
             "path": path,
             "title": snapshot.docs[path].title,
@@ -806,7 +827,13 @@ def reference_route(
             "why": why,
         }
         # issue 16: weak below ANSWER_MIN of (coverage + 2 × the share the bank knows) / 3
-        if names_unknown or (covered / idf_total + 2 * known) / 3 < ANSWER_MIN:
+        covered_weight = sum(
+            weight[position]
+            for position, concept in enumerate(concepts)
+            if position in covered_by.get(path, set())
+        )
+        coverage = covered_weight / weight_total if weight_total else 0.0
+        if names_unknown or (coverage + 2 * known) / 3 < ANSWER_MIN:
             item["weak"] = True
         results.append(item)
     answered = any("weak" not in item for item in results)
