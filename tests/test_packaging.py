@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -34,14 +35,27 @@ def test_no_top_level_gates_or_reducers_package_is_installed() -> None:
 
 def test_the_wheel_carries_the_language_tables(tmp_path: Path) -> None:
     """`mbank/lang.py` reads its dictionary from package data: a wheel without it is broken."""
+    # pip builds in the source tree (a build/ folder): build a copy, never the checkout
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "README.md"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, source / name)
+    for name in ("mbank", "reducers", "gates", "starter", "templates"):
+        shutil.copytree(
+            REPO / name,
+            source / name,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        )
+    wheels = tmp_path / "wheels"
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(source)],
         capture_output=True,
         text=True,
         check=False,
     )
     assert built.returncode == 0, built.stderr[-2000:]
-    (wheel,) = tmp_path.glob("mbank-*.whl")
+    (wheel,) = wheels.glob("mbank-*.whl")
     shipped = {
         name: data
         for name, data in _wheel_members(wheel).items()
