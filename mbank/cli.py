@@ -147,6 +147,11 @@ def _add_read(sub: Any) -> None:
     parser.add_argument(
         "--max-bytes", type=_int_between(1000), help="lower the batch budget (ceiling 40000)"
     )
+    parser.add_argument(
+        "--frontmatter",
+        action="store_true",
+        help="with --section, also return the frontmatter and the section list",
+    )
 
 
 def _run_read(args: argparse.Namespace) -> int:
@@ -168,6 +173,7 @@ def _run_read(args: argparse.Namespace) -> int:
             section=args.section,
             relative=relative,
             not_a_document_note=note,
+            frontmatter=args.frontmatter,
         )
     else:
         result = read_batch(
@@ -177,6 +183,7 @@ def _run_read(args: argparse.Namespace) -> int:
             max_bytes=args.max_bytes,
             relative=relative,
             not_a_document_note=note,
+            frontmatter=args.frontmatter,
         )
     return print_result(args, result, format_read)
 

@@ -25,8 +25,8 @@ from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
-from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
@@ -39,6 +39,7 @@ from mbank.surface import (
     PARAMETER_WORDS,
     PROMPTS,
     RESOURCES,
+    SECTION_INDEX,
     SERVER_NAME,
     SINCE_WORDS,
     TOOL_WORDS,
@@ -209,8 +210,22 @@ def _plain(value: Any) -> dict[str, Any]:
 
 
 def _json_text(value: Any) -> str:
-    """A JSON resource body: 2-space indent, UTF-8 unescaped (04 §3)."""
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    """A JSON resource body: compact (issue 16; 0.1.0 indented it), UTF-8 unescaped."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def compact_tool_text(result: Any) -> Any:
+    """A tool result whose text item is its structured content as compact JSON (issue 16).
+
+    The SDK writes the text item with a 2-space indent, about a fifth of every answer.
+    """
+    if (
+        isinstance(result, CallToolResult)
+        and not result.is_error
+        and isinstance(result.structured_content, dict)
+    ):
+        result.content = [TextContent(type="text", text=_json_text(result.structured_content))]
+    return result
 
 
 def recover_interrupted(root: str) -> list[str]:
@@ -236,6 +251,12 @@ class BankServer(MCPServer[Any]):
     surface: str
     service: BankService
     _open: Callable[[], None]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        """The SDK's call, its text item made compact JSON (`compact_tool_text`)."""
+        return compact_tool_text(await super().call_tool(name, arguments, context))
 
     async def list_tools(self) -> list[MCPTool]:
         """The SDK's list, compacted and in the order of 04 §2."""
@@ -362,7 +383,10 @@ def build_server(
         )
 
     def bank_read(
-        path: ReadPaths, section: Section = None, maxBytes: MaxBytes = None
+        path: ReadPaths,
+        section: Section = None,
+        maxBytes: MaxBytes = None,
+        frontmatter: Annotated[bool, _words("readFrontmatter")] = False,
     ) -> dict[str, Any]:
         from mbank.read import read as read_documents
 
@@ -375,6 +399,7 @@ def build_server(
                 max_bytes=maxBytes,
                 relative=relative(snapshot),
                 not_a_document_note=service.not_a_document_note,
+                frontmatter=frontmatter,
             ),
         )
 
@@ -609,9 +634,16 @@ def build_server(
     # -- resources --------------------------------------------------------------------------
 
     def index() -> str:
-        from mbank.resources import index_resource
+        from mbank.resources import index_map
 
-        return _json_text(service.read("memorybank://index", index_resource))
+        return _json_text(service.read("memorybank://index", index_map))
+
+    def index_section(section: str) -> str:
+        from mbank.resources import section_index
+
+        return _json_text(
+            service.read(SECTION_INDEX.uri, lambda snapshot: section_index(snapshot, section))
+        )
 
     def frontmatter_schema() -> str:
         from mbank.resources import frontmatter_schema as schema_text
@@ -695,6 +727,12 @@ def build_server(
                 description=resource.description,
                 mime_type=resource.mime_type,
             )(readers[resource.name])
+        server.resource(
+            SECTION_INDEX.uri,
+            name=SECTION_INDEX.name,
+            description=SECTION_INDEX.description,
+            mime_type=SECTION_INDEX.mime_type,
+        )(index_section)
         for prompt in PROMPTS:
             server.prompt(name=prompt.name, title=prompt.title, description=prompt.description)(
                 prompts[prompt.name]
