@@ -367,7 +367,15 @@ def _run_route(args: argparse.Namespace) -> int:
 
 
 def _add_search(sub: Any) -> None:
-    parser = sub.add_parser("search", help="full-text search of document bodies")
+    parser = sub.add_parser(
+        "search",
+        help="full-text search of document bodies",
+        description="Full-text search of document bodies. A query with punctuation is a "
+        "literal: the documents holding it as written come first (the defining one first), "
+        "word-piece matches after, labelled.",
+        epilog="A query that starts with '-' goes after '--', options before it: "
+        "mbank search --limit 3 -- --no-detect",
+    )
     parser.add_argument("query", metavar="QUERY", type=_text_between(2, None))
     parser.add_argument("--limit", type=_int_between(1, 50), default=10)
     parser.add_argument("--kind", help="exact doc_kind filter")

@@ -32,6 +32,13 @@ from mbank.lang import (
     translit_key,
     words_of,
 )
+from mbank.literal import (
+    definition_score,
+    is_exact,
+    is_literal,
+    literal_excerpt,
+    occurrences,
+)
 from mbank.model import Doc
 from mbank.pairs import mine_pairs
 from mbank.parse import split_frontmatter
@@ -752,6 +759,7 @@ def search(
 
     meta = search_meta(snapshot, index)
     allowed = meta.allowed(kind, layer, status)
+    literal_hits, taken = _exact_tier(snapshot, index, meta, phrase, allowed, limit)
     counts: dict[str, int] = {}
     for token, weight in weighted:
         holders = postings.get(token)
@@ -764,7 +772,7 @@ def search(
         for path, count in holders.items():
             if path in allowed:
                 counts[path] = get(path, 0) + count * weight
-    if not counts:
+    if not counts and not literal_hits:
         return _empty()
 
     holders_of: list[set[str]] = []
@@ -794,17 +802,18 @@ def search(
             base[path] += 25
     factor = {path: 0.3 for path in meta.archived & base.keys()}
 
+    results = literal_hits
     ranked: list[tuple[float, str]] = []
-    for group in (complete, base.keys() - complete):
-        need = max(limit, 0) - len(ranked)
+    for group in (complete - taken, base.keys() - complete - taken):
+        need = max(limit, 0) - len(results) - len(ranked)
         if need <= 0:
             break
         ranked += _best({path: base[path] * factor.get(path, 1.0) for path in group}, need)
-    if not ranked:
+    if not ranked and not results:
         return _empty()
 
     excerpt_terms = list(dict.fromkeys(term.lower() for term in (*primary, *translated)))
-    results: list[dict[str, Any]] = []
+    pieces = is_literal(query)
     for score, path in ranked:
         doc = snapshot.docs[path]
         excerpt, line = excerpt_of(
@@ -813,7 +822,59 @@ def search(
             excerpt_terms,
             index.bodies.get(path),
         )
-        results.append(
+        hit = {
+            "path": path,
+            "title": doc.title,
+            "docKind": doc.doc_kind,
+            "layer": doc.layer,
+            "status": doc.status,
+            "score": score,
+            "excerpt": excerpt,
+            "line": line,
+            "hits": int(round_half_up(counts[path] / 10, 0)),
+        }
+        if pieces:
+            # the literal itself is not in this body: it matched by its words or parts
+            hit["match"] = "word-pieces"
+        results.append(hit)
+    return {"results": results}
+
+
+def _exact_tier(
+    snapshot: Snapshot,
+    index: SearchIndex,
+    meta: SearchMeta,
+    literal: str,
+    allowed: set[str],
+    limit: int,
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """The documents whose body holds the query as written, defining document first.
+
+    Issue 16: a query with punctuation or several words is looked for as written;
+    `hits` is its true count, the excerpt the line that shows it (the defining line first),
+    and the order `definition_score` (× 0.3 when archived), then path. Returns the first
+    `limit` hits and every holder (the word-piece tier leaves them out).
+    """
+    if not literal or not is_exact(literal):
+        return [], set()
+    holders = phrase_holders(index, literal, allowed)
+    scored: list[tuple[float, str, int]] = []
+    for path in holders:
+        body = index.bodies.get(path, "")
+        count = occurrences(body, literal)
+        if count == 0:
+            continue
+        score = definition_score(snapshot.docs[path], body, literal, count)
+        if path in meta.archived:
+            score *= 0.3
+        scored.append((round_half_up(score, 1), path, count))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    hits: list[dict[str, Any]] = []
+    for score, path, count in scored[: max(limit, 0)]:
+        doc = snapshot.docs[path]
+        raw_lines = snapshot.raw.get(path, "").split("\n")
+        excerpt, line = literal_excerpt(raw_lines, doc.body_offset, index.bodies[path], literal)
+        hits.append(
             {
                 "path": path,
                 "title": doc.title,
@@ -823,10 +884,10 @@ def search(
                 "score": score,
                 "excerpt": excerpt,
                 "line": line,
-                "hits": int(round_half_up(counts[path] / 10, 0)),
+                "hits": count,
             }
         )
-    return {"results": results}
+    return hits, {path for _score, path, _count in scored}
 
 
 def format_search(result: dict[str, Any], documents: int, terms: int, elapsed_ms: float) -> str:
@@ -835,9 +896,10 @@ def format_search(result: dict[str, Any], documents: int, terms: int, elapsed_ms
     if not result["results"]:
         lines.append("(no matches)")
     for hit in result["results"]:
+        pieces = "  (word pieces, not the literal)" if hit.get("match") == "word-pieces" else ""
         lines.append(
             f"{js_number(hit['score']):>7}  {hit['path']}:{hit['line']}  "
-            f"[{hit['docKind']} / {hit['layer']}]  x{hit['hits']}"
+            f"[{hit['docKind']} / {hit['layer']}]  x{hit['hits']}{pieces}"
         )
         if hit["excerpt"]:
             lines.append(" " * 9 + hit["excerpt"])
