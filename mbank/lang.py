@@ -303,13 +303,20 @@ _SNOWBALL_ENGLISH = snowballstemmer.stemmer("english")
 _SNOWBALL_RUSSIAN = snowballstemmer.stemmer("russian")
 
 
+STEM_MAX = 64
+
+
 @functools.lru_cache(maxsize=131_072)
 def stem(token: str) -> str:
     """The Snowball stem of a lower-case token: Russian for Cyrillic, English for `^[a-z]+$`.
 
     Other tokens (digits, identifiers) are returned unchanged; ё is read as е first, the way
-    the banks spell it inconsistently.
+    the banks spell it inconsistently. So are tokens longer than `STEM_MAX`: no word is, and
+    the pure-Python Snowball English is quadratic on a long run of `y` (a 500 kB line took
+    40 s).
     """
+    if len(token) > STEM_MAX:
+        return token
     if has_cyrillic(token):
         return str(_SNOWBALL_RUSSIAN.stemWord(token.replace("ё", "е")))
     if _EN_WORD.fullmatch(token):

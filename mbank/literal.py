@@ -25,6 +25,7 @@ Pure functions of their arguments.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -52,7 +53,7 @@ TITLE_OR_PURPOSE = 2.0
 CODE_SPAN = 1.0
 LAYER = 2.0
 INDEX_PENALTY = 1.5
-FREQUENCY_CAP = 2.0
+FREQUENCY_CAP = 1.0
 
 _WORD = re.compile(r"[a-z0-9\u0400-\u04ff]+")
 _PLAIN = re.compile(r"[a-z0-9\u0400-\u04ff]+")
@@ -100,10 +101,13 @@ def line_kind(line: str, literal: str) -> float:
         return 0.0
     stripped = line.lstrip()
     if stripped.startswith("#"):
-        return HEADING
+        # the H1 is the title, which `definition_score` counts once; a deeper heading names
+        # a section about the literal
+        return HEADING if stripped.startswith("##") else 0.0
     if stripped.startswith("|"):
+        # a row whose first cell is the literal (not a path or sentence that holds it)
         cells = stripped.strip("|").split("|")
-        return DEFINING_LINE if cells and literal in cells[0] else 0.0
+        return DEFINING_LINE if cells and _starts_with(cells[0], literal) else 0.0
     item = _LIST_MARK.match(line)
     if item is not None and _starts_with(line[item.end() :], literal):
         return DEFINING_LINE
@@ -114,18 +118,28 @@ def line_kind(line: str, literal: str) -> float:
     return 0.0
 
 
+@functools.lru_cache(maxsize=256)
+def _defining_patterns(literal: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """`line_kind`'s three shapes as multi-line patterns: one C-level scan of a body each."""
+    lit = re.escape(literal)
+    decoration = r"[`*_\"'\[ \t]*"
+    return (
+        re.compile(rf"^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+|\|){decoration}{lit}", re.M),
+        re.compile(rf"^[ \t]*##[^\n]*{lit}", re.M),
+        re.compile(rf"^{decoration}{lit}[`*_\"'\] \t]*[:—–=(-]", re.M),
+    )
+
+
+def _best_line(body: str, literal: str) -> float:
+    row_or_item, heading, lead_in = _defining_patterns(literal)
+    if row_or_item.search(body) or heading.search(body):
+        return DEFINING_LINE
+    return LEAD_IN if lead_in.search(body) else 0.0
+
+
 def definition_score(doc: Doc, body: str, literal: str, count: int) -> float:
     """How much `doc` reads as the document that defines `literal` (lower-cased)."""
-    best_line = 0.0
-    position = body.find(literal)
-    while position != -1:
-        start = body.rfind("\n", 0, position) + 1
-        end = body.find("\n", position)
-        line = body[start:] if end == -1 else body[start:end]
-        best_line = max(best_line, line_kind(line, literal))
-        if best_line >= DEFINING_LINE or end == -1:
-            break
-        position = body.find(literal, end + 1)
+    best_line = _best_line(body, literal) if literal in body else 0.0
     score = best_line
     stem = literal.strip("/").rsplit("/", 1)[-1]
     segments = [part.lower().removesuffix(".md") for part in doc.path.split("/")]

@@ -850,18 +850,27 @@ def _exact_tier(
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """The documents whose body holds the query as written, defining document first.
 
-    Issue 16: a query with punctuation or several words is looked for as written;
+    Issue 16: the query is looked for as written (a plain word as a whole word, a literal or
+    a phrase as a substring);
     `hits` is its true count, the excerpt the line that shows it (the defining line first),
     and the order `definition_score` (× 0.3 when archived), then path. Returns the first
     `limit` hits and every holder (the word-piece tier leaves them out).
     """
-    if not literal or not is_exact(literal):
+    if not literal:
         return [], set()
-    holders = phrase_holders(index, literal, allowed)
+    exact = is_exact(literal)
+    if exact:
+        holders = phrase_holders(index, literal, allowed)
+    elif literal in SEARCH_STOP:
+        return [], set()
+    else:
+        # a plain word: the documents holding it as a whole word, counted by its postings
+        holders = set(index.postings.get(literal, ())) & allowed
+    word_counts = index.postings.get(literal, {})
     scored: list[tuple[float, str, int]] = []
     for path in holders:
         body = index.bodies.get(path, "")
-        count = occurrences(body, literal)
+        count = occurrences(body, literal) if exact else word_counts.get(path, 0)
         if count == 0:
             continue
         score = definition_score(snapshot.docs[path], body, literal, count)

@@ -579,3 +579,9 @@ def test_pairs_are_mined_from_russian_purposes_under_english_titles() -> None:
     assert mine_pairs(headers[:3]) == {}
     # an English purpose under an English title is not a bilingual pair
     assert mine_pairs([(p, t, "Decision records") for p, t, _ in headers]) == {}
+
+
+def test_a_token_longer_than_any_word_is_not_stemmed() -> None:
+    # Snowball English in pure Python is quadratic on a run of `y`: it must never see one
+    assert lang.stem("y" * 500_000) == "y" * 500_000
+    assert lang.stem("y" * lang.STEM_MAX + "s") == "y" * lang.STEM_MAX + "s"

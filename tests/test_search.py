@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from mbank.search import (
     SEARCH_HINT,
     SearchIndex,
+    body_counts,
     excerpt_of,
     round_half_up,
     search,
@@ -201,7 +202,11 @@ def test_archived_documents_are_damped(tmp_path: Path) -> None:
     write(tmp_path, "a.md", document("A", "gauge gauge", status="archived"))
     _bank, snapshot, index = open_bank(tmp_path)
     hit = search(snapshot, index, "gauge")["results"][0]
-    assert hit["score"] == 0.6
+    # issue 16: a word the body holds ranks by its definition score, damped x 0.3 (was 0.6)
+    from mbank.literal import definition_score
+
+    undamped = definition_score(snapshot.docs["a.md"], index.bodies["a.md"], "gauge", 2)
+    assert hit["score"] == round_half_up(undamped * 0.3, 1)
     assert hit["hits"] == 2
 
 
@@ -217,12 +222,16 @@ def test_translation_tier_finds_english_documents_for_a_russian_word(tmp_path: P
 
 
 def test_scores_are_rounded_half_up_to_one_decimal(tmp_path: Path) -> None:
-    # count 25 x 10 / 10 = 25.0 on an archived document -> 7.5 exactly; and 1 hit x 0.3 = 0.3
-    write(tmp_path, "a.md", document("A", "tick " * 25, status="archived"))
-    write(tmp_path, "b.md", document("B", "wick tick", status="archived"))
+    # the word tier: "модель" reaches "model" by translation (weight 6): 25 x 6 / 10 = 15.0
+    # on an archived document -> 4.5; 5 x 6 / 10 = 3.0 -> 0.9
+    write(tmp_path, "a.md", document("A", "model " * 25, status="archived"))
+    write(tmp_path, "b.md", document("B", "model " * 5, status="archived"))
     _bank, snapshot, index = open_bank(tmp_path)
-    scores = [hit["score"] for hit in search(snapshot, index, "tick")["results"]]
-    assert scores == [7.5, 0.3]
+    scores = [hit["score"] for hit in search(snapshot, index, "модель")["results"]]
+    assert scores == [4.5, 0.9]
+    # the literal tier rounds the same way
+    for hit in search(snapshot, index, "model")["results"]:
+        assert hit["score"] == round_half_up(hit["score"], 1)
     assert round_half_up(0.25, 1) == 0.3
     assert round(0.25, 1) == 0.2  # what banker's rounding would have shown
 
@@ -451,18 +460,22 @@ def reference_search(
         for path, n in index.postings.get(token, {}).items():
             counts[path] = counts.get(path, 0) + n * weight
     everyone = [{p for v in variants for p in index.postings.get(v, {})} for variants in concepts]
-    # issue 16: a literal query (punctuation) or a phrase first lists every document whose
-    # body holds it as written, by definition score, then the other matches (labelled as
-    # word pieces after a literal)
+    # issue 16: the query as written (a plain word as a whole word, a literal or phrase as a
+    # substring) first: every document whose body holds it, by definition score; then the
+    # other matches (labelled as word pieces after a literal)
     literal_rows = []
-    if is_exact(phrase):
+    plain_word = not is_exact(phrase) and phrase not in SEARCH_STOP
+    if is_exact(phrase) or plain_word:
         for path, body in index.bodies.items():
             doc = snapshot.docs[path]
-            if doc.doc_function == "template" or doc.layer == "inbox" or phrase not in body:
+            if doc.doc_function == "template" or doc.layer == "inbox":
                 continue
             if any(getattr(doc, field) != value for field, value in filters.items()):
                 continue
-            n = body.count(phrase)
+            # a plain word counts as a whole token (its parts of identifiers included)
+            n = body_counts(body)[phrase] if plain_word else body.count(phrase)
+            if not n:
+                continue
             value = definition_score(doc, body, phrase, n) * (
                 0.3 if doc.status == "archived" else 1
             )
