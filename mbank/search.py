@@ -60,6 +60,8 @@ WHOLE_WEIGHT = 10
 TRANSLATION_WEIGHT = 6
 PART_WEIGHT = 1
 CROSS_LANGUAGE_DISCOUNT = 0.6
+# a translation found as a whole word in the literal tier (issue 16): below the typed word
+TRANSLATION_DISCOUNT_EXACT = 0.9
 EXCERPT_MAX = 240
 
 TEMPLATE_FUNCTION = "template"
@@ -759,7 +761,10 @@ def search(
 
     meta = search_meta(snapshot, index)
     allowed = meta.allowed(kind, layer, status)
-    literal_hits, taken = _exact_tier(snapshot, index, meta, phrase, allowed, limit)
+    # a single Russian word reaches the English documents that hold its translations
+    single = expand_terms(primary, tables) if len(primary) == 1 else []
+    alternatives = tuple(single[0].translations) if single and single[0].stem is not None else ()
+    literal_hits, taken = _exact_tier(snapshot, index, meta, phrase, allowed, limit, alternatives)
     counts: dict[str, int] = {}
     for token, weight in weighted:
         holders = postings.get(token)
@@ -847,14 +852,17 @@ def _exact_tier(
     literal: str,
     allowed: set[str],
     limit: int,
+    alternatives: tuple[str, ...] = (),
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """The documents whose body holds the query as written, defining document first.
 
     Issue 16: the query is looked for as written (a plain word as a whole word, a literal or
     a phrase as a substring);
     `hits` is its true count, the excerpt the line that shows it (the defining line first),
-    and the order `definition_score` (× 0.3 when archived), then path. Returns the first
-    `limit` hits and every holder (the word-piece tier leaves them out).
+    and the order `definition_score` (× 0.3 when archived), then path. A plain Russian word
+    also looks for its dictionary translations as whole words (`alternatives`, × 0.9), so
+    `модель` ranks the English documents as `model` does. Returns the first `limit` hits
+    and every holder (the word-piece tier leaves them out).
     """
     if not literal:
         return [], set()
@@ -866,23 +874,35 @@ def _exact_tier(
     else:
         # a plain word: the documents holding it as a whole word, counted by its postings
         holders = set(index.postings.get(literal, ())) & allowed
-    word_counts = index.postings.get(literal, {})
-    scored: list[tuple[float, str, int]] = []
+    forms = [(literal, 1.0)]
+    if not exact:
+        for word in alternatives:
+            if word != literal and word in index.postings:
+                forms.append((word, TRANSLATION_DISCOUNT_EXACT))
+                holders |= set(index.postings[word]) & allowed
+    scored: list[tuple[float, str, int, str]] = []
     for path in holders:
         body = index.bodies.get(path, "")
-        count = occurrences(body, literal) if exact else word_counts.get(path, 0)
-        if count == 0:
+        best: tuple[float, int, str] | None = None
+        for form, discount in forms:
+            count = occurrences(body, form) if exact else index.postings.get(form, {}).get(path, 0)
+            if count == 0:
+                continue
+            value = definition_score(snapshot.docs[path], body, form, count) * discount
+            if best is None or value > best[0]:
+                best = (value, count, form)
+            if form == literal:
+                break  # the word as typed, when the body holds it, is what it is ranked by
+        if best is None:
             continue
-        score = definition_score(snapshot.docs[path], body, literal, count)
-        if path in meta.archived:
-            score *= 0.3
-        scored.append((round_half_up(score, 1), path, count))
+        score = best[0] * (0.3 if path in meta.archived else 1.0)
+        scored.append((round_half_up(score, 1), path, best[1], best[2]))
     scored.sort(key=lambda item: (-item[0], item[1]))
     hits: list[dict[str, Any]] = []
-    for score, path, count in scored[: max(limit, 0)]:
+    for score, path, count, form in scored[: max(limit, 0)]:
         doc = snapshot.docs[path]
         raw_lines = snapshot.raw.get(path, "").split("\n")
-        excerpt, line = literal_excerpt(raw_lines, doc.body_offset, index.bodies[path], literal)
+        excerpt, line = literal_excerpt(raw_lines, doc.body_offset, index.bodies[path], form)
         hits.append(
             {
                 "path": path,
@@ -896,7 +916,7 @@ def _exact_tier(
                 "hits": count,
             }
         )
-    return hits, {path for _score, path, _count in scored}
+    return hits, {item[1] for item in scored}
 
 
 def format_search(result: dict[str, Any], documents: int, terms: int, elapsed_ms: float) -> str:

@@ -216,21 +216,26 @@ def test_translation_tier_finds_english_documents_for_a_russian_word(tmp_path: P
     _bank, snapshot, index = open_bank(tmp_path)
     assert paths(search(snapshot, index, "модель")) == paths(search(snapshot, index, "model"))
     hit = search(snapshot, index, "модель")["results"][0]
-    # "model" twice (H1 and sentence) at the translation weight 6: 1.2; the title holds a
-    # translated form: +15 x 0.6
-    assert hit["score"] == 10.2
+    # issue 16: the body holds the translation "model" as a whole word, so the document is in
+    # the literal tier, ranked by the definition score of "model" x 0.9
+    from mbank.literal import definition_score
+
+    body = index.bodies["domain/model.md"]
+    expected = definition_score(snapshot.docs["domain/model.md"], body, "model", 2) * 0.9
+    assert hit["score"] == round_half_up(expected, 1)
+    assert hit["excerpt"] == "# Model"
 
 
 def test_scores_are_rounded_half_up_to_one_decimal(tmp_path: Path) -> None:
-    # the word tier: "модель" reaches "model" by translation (weight 6): 25 x 6 / 10 = 15.0
-    # on an archived document -> 4.5; 5 x 6 / 10 = 3.0 -> 0.9
-    write(tmp_path, "a.md", document("A", "model " * 25, status="archived"))
-    write(tmp_path, "b.md", document("B", "model " * 5, status="archived"))
+    # the word tier: "модель" reaches "modeling" through the prefix of its translation
+    # (weight 6): 25 x 6 / 10 = 15.0 on an archived document -> 4.5; 5 x 6 / 10 = 3.0 -> 0.9
+    write(tmp_path, "a.md", document("A", "modeling " * 25, status="archived"))
+    write(tmp_path, "b.md", document("B", "modeling " * 5, status="archived"))
     _bank, snapshot, index = open_bank(tmp_path)
     scores = [hit["score"] for hit in search(snapshot, index, "модель")["results"]]
     assert scores == [4.5, 0.9]
     # the literal tier rounds the same way
-    for hit in search(snapshot, index, "model")["results"]:
+    for hit in search(snapshot, index, "modeling")["results"]:
         assert hit["score"] == round_half_up(hit["score"], 1)
     assert round_half_up(0.25, 1) == 0.3
     assert round(0.25, 1) == 0.2  # what banker's rounding would have shown
@@ -465,6 +470,10 @@ def reference_search(
     # other matches (labelled as word pieces after a literal)
     literal_rows = []
     plain_word = not is_exact(phrase) and phrase not in SEARCH_STOP
+    forms = [(phrase, 1.0)]
+    single = expand_terms(primary, tables_for(snapshot.vocabulary)) if len(primary) == 1 else []
+    if plain_word and single and single[0].stem is not None:
+        forms += [(t, 0.9) for t in single[0].translations if t != phrase and t in index.postings]
     if is_exact(phrase) or plain_word:
         for path, body in index.bodies.items():
             doc = snapshot.docs[path]
@@ -472,16 +481,22 @@ def reference_search(
                 continue
             if any(getattr(doc, field) != value for field, value in filters.items()):
                 continue
-            # a plain word counts as a whole token (its parts of identifiers included)
-            n = body_counts(body)[phrase] if plain_word else body.count(phrase)
-            if not n:
+            best = None
+            for form, discount in forms:
+                # a plain word counts as a whole token (its parts of identifiers included)
+                n = body_counts(body)[form] if plain_word else body.count(form)
+                if n:
+                    value = definition_score(doc, body, form, n) * discount
+                    if best is None or value > best[0]:
+                        best = (value, n, form)
+                    if form == phrase:
+                        break  # the word as typed wins when the body holds it
+            if best is None:
                 continue
-            value = definition_score(doc, body, phrase, n) * (
-                0.3 if doc.status == "archived" else 1
-            )
-            literal_rows.append((-round_half_up(value, 1), path, n))
+            value = best[0] * (0.3 if doc.status == "archived" else 1)
+            literal_rows.append((-round_half_up(value, 1), path, best[1], best[2]))
     literal_rows.sort()
-    held = {path for _score, path, _n in literal_rows}
+    held = {row[1] for row in literal_rows}
     rows = []
     for path, count in counts.items():
         doc = snapshot.docs[path]
@@ -506,10 +521,10 @@ def reference_search(
         return EMPTY
     terms = list(dict.fromkeys(t.lower() for t in (*primary, *translated)))
     results = []
-    for negative, path, n in literal_rows[:limit]:
+    for negative, path, n, form in literal_rows[:limit]:
         doc = snapshot.docs[path]
         excerpt, number = literal_excerpt(
-            snapshot.raw[path].split("\n"), doc.body_offset, index.bodies[path], phrase
+            snapshot.raw[path].split("\n"), doc.body_offset, index.bodies[path], form
         )
         results.append(
             {
