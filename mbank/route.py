@@ -38,8 +38,6 @@ from mbank.lang import (
 )
 from mbank.model import Doc, LayerMap
 from mbank.search import (
-    INBOX_LAYER,
-    TEMPLATE_FUNCTION,
     Header,
     RouteStats,
     SearchIndex,
@@ -48,6 +46,7 @@ from mbank.search import (
     round_half_up,
     route_form,
 )
+from mbank.search_meta import INBOX_LAYER, TEMPLATE_FUNCTION
 from mbank.snapshot import Snapshot
 
 ROUTE_HINT = "No frontmatter match. Try bank_search for a literal term, or widen the question."
