@@ -743,7 +743,10 @@ def reference_route(
         for position, idf_c in enumerate(concept_idf)
     ]
     weight_total = sum(weight)
-    known = sum(weight[p] for p in known_concepts) / weight_total if weight_total else 0.0
+    # a concept reached only by a transliteration guess is half evidence
+    sure = [0.5 if concept.guessed else 1.0 for concept in concepts]
+    known_weight = sum(weight[p] * sure[p] for p in known_concepts)
+    known = known_weight / weight_total if weight_total else 0.0
     covered_by: dict[str, set[int]] = {}
     for doc in docs:
         if kind is not None and doc.doc_kind != kind:
@@ -828,7 +831,7 @@ def reference_route(
         }
         # issue 16: weak below ANSWER_MIN of (coverage + 2 × the share the bank knows) / 3
         covered_weight = sum(
-            weight[position]
+            weight[position] * sure[position]
             for position, concept in enumerate(concepts)
             if position in covered_by.get(path, set())
         )
