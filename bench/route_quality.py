@@ -12,8 +12,10 @@ Metrics. Questions with an answer: hit@k is the share whose first gold document 
 most k, and MRR is the mean of 1/rank (0 when no gold document is among the 5 results).
 Questions without an answer: the share answered with an empty result list. `falseEmpty`
 counts answerable questions that got an empty list, which shows whether the no-answer rules
-fire too often. Latency is the median of the ranker calls alone: the snapshot and the index
-are built once per bank, as they are in a long-running server.
+fire too often. Issue 16's `answered` flag: `noAnswerFalse` is the share of unanswerable
+questions the final ranker answers `answered: false` (or with an empty list), `falseAlarm`
+the share of answerable ones it does that to. Latency is the median of the ranker calls
+alone: the snapshot and the index are built once per bank, as in a long-running server.
 
 `--sets DIR` reads the question sets from another folder (default `tests/route_quality`, the
 development set); `--sets tests/route_quality_test` scores the held-out test set, which nobody
@@ -51,7 +53,15 @@ LIMIT = 5
 LANGUAGES = ("ru", "en", "all")
 ALL_CORPORA = "ALL"
 
-Router = Callable[[str], Sequence[str]]
+
+class Answer(msgspec.Struct, frozen=True):
+    """What a ranker that can say "nothing answers this" returned: paths and its verdict."""
+
+    paths: tuple[str, ...]
+    answered: bool
+
+
+Router = Callable[[str], "Sequence[str] | Answer"]
 RouterFactory = Callable[[Any], Mapping[str, Router]]
 
 
@@ -80,6 +90,13 @@ class Outcome(msgspec.Struct, frozen=True):
     question: Question
     returned: tuple[str, ...]
     seconds: float
+    # the ranker's `answered` verdict (issue 16); a ranker without one answers when it lists
+    answered: bool | None = None
+
+    @property
+    def says_answered(self) -> bool:
+        """Whether the ranker claims the bank answers: its verdict, else a non-empty list."""
+        return bool(self.returned) if self.answered is None else self.answered
 
     @property
     def answerable(self) -> bool:
@@ -129,8 +146,9 @@ def routers_for(snapshot: Snapshot) -> dict[str, Router]:
     def header(question: str) -> tuple[str, ...]:
         return result_paths(route_header_only(snapshot, question, limit=LIMIT))
 
-    def final(question: str) -> tuple[str, ...]:
-        return result_paths(route(snapshot, index, question, limit=LIMIT))
+    def final(question: str) -> Answer:
+        result = route(snapshot, index, question, limit=LIMIT)
+        return Answer(result_paths(result), bool(result.get("answered", result["results"])))
 
     return {"header": header, "final": final}
 
@@ -140,8 +158,12 @@ def ask(questions: Iterable[Question], router: Router) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for question in questions:
         started = time.perf_counter()
-        returned = tuple(router(question.question))
-        outcomes.append(Outcome(question, returned[:LIMIT], time.perf_counter() - started))
+        got = router(question.question)
+        seconds = time.perf_counter() - started
+        if isinstance(got, Answer):
+            outcomes.append(Outcome(question, got.paths[:LIMIT], seconds, got.answered))
+        else:
+            outcomes.append(Outcome(question, tuple(got)[:LIMIT], seconds))
     return outcomes
 
 
@@ -164,6 +186,11 @@ def summarise(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "falseEmpty": sum(1 for o in answerable if not o.returned),
         "noAnswer": len(unanswerable),
         "noAnswerEmpty": _ratio(sum(1 for o in unanswerable if not o.returned), len(unanswerable)),
+        # issue 16: the share of unanswerable questions answered false, and of answerable ones
+        "noAnswerFalse": _ratio(
+            sum(1 for o in unanswerable if not o.says_answered), len(unanswerable)
+        ),
+        "falseAlarm": _ratio(sum(1 for o in answerable if not o.says_answered), len(answerable)),
         "p50Ms": round(statistics.median(o.seconds for o in outcomes) * 1000, 3)
         if outcomes
         else None,
@@ -293,7 +320,7 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """The Markdown table of every summary row."""
     header = (
         "| corpus | ranker | lang | answerable | hit@1 | hit@3 | MRR | no-answer | no-answer → [] "
-        "| answerable → [] | p50 ms |"
+        "| answerable → [] | no-answer → answered false | answerable → answered false | p50 ms |"
     )
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for row in rows:
@@ -308,6 +335,8 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
             row["noAnswer"],
             row["noAnswerEmpty"],
             row["falseEmpty"],
+            row["noAnswerFalse"],
+            row["falseAlarm"],
             f"{row['p50Ms']:.2f}" if row["p50Ms"] is not None else None,
         ]
         lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
@@ -319,7 +348,7 @@ def format_misses(outcomes: Mapping[str, Mapping[str, Sequence[Outcome]]]) -> st
     lines: list[str] = []
     for bank, per_router in outcomes.items():
         for name, group in per_router.items():
-            misses = [o for o in group if (o.rank != 1 if o.answerable else bool(o.returned))]
+            misses = [o for o in group if (o.rank != 1 if o.answerable else o.says_answered)]
             lines.append(f"\n## {bank} — {name}: {len(misses)} of {len(group)} not first")
             for outcome in misses:
                 question = outcome.question
@@ -354,6 +383,7 @@ def report_json(measured: Mapping[str, Any], corpora: Path) -> dict[str, Any]:
                     "id": o.question.id,
                     "lang": o.question.lang,
                     "rank": o.rank,
+                    "answered": o.says_answered,
                     "returned": list(o.returned),
                 }
                 for o in group

@@ -154,6 +154,11 @@ def _add_read(sub: Any) -> None:
     parser.add_argument(
         "--max-bytes", type=_int_between(1000), help="lower the batch budget (ceiling 40000)"
     )
+    parser.add_argument(
+        "--frontmatter",
+        action="store_true",
+        help="with --section, also return the frontmatter and the section list",
+    )
 
 
 def _run_read(args: argparse.Namespace) -> int:
@@ -175,6 +180,7 @@ def _run_read(args: argparse.Namespace) -> int:
             section=args.section,
             relative=relative,
             not_a_document_note=note,
+            frontmatter=args.frontmatter,
         )
     else:
         result = read_batch(
@@ -184,6 +190,7 @@ def _run_read(args: argparse.Namespace) -> int:
             max_bytes=args.max_bytes,
             relative=relative,
             not_a_document_note=note,
+            frontmatter=args.frontmatter,
         )
     return print_result(args, result, format_read)
 
@@ -372,7 +379,15 @@ def _run_route(args: argparse.Namespace) -> int:
 
 
 def _add_search(sub: Any) -> None:
-    parser = sub.add_parser("search", help="full-text search of document bodies")
+    parser = sub.add_parser(
+        "search",
+        help="full-text search of document bodies",
+        description="Full-text search of document bodies. A query with punctuation is a "
+        "literal: the documents holding it as written come first (the defining one first), "
+        "word-piece matches after, labelled.",
+        epilog="A query that starts with '-' goes after '--', options before it: "
+        "mbank search --limit 3 -- --no-detect",
+    )
     parser.add_argument("query", metavar="QUERY", type=_text_between(2, None))
     parser.add_argument("--limit", type=_int_between(1, 50), default=10)
     _add_filters(parser)

@@ -82,9 +82,12 @@ class Session:
         self.out(f"→ {tool} {json.dumps(arguments, ensure_ascii=False)}")
         result = await self.client.call_tool(tool, arguments)
         text = result.content[0].text if result.content else ""
+        structured: dict[str, Any] = result.structured_content or {}
+        if structured and not result.is_error:
+            # the agent receives compact JSON (issue 16); a person reads it indented
+            text = json.dumps(structured, indent=2, ensure_ascii=False)
         marker = "← isError: " if result.is_error else "← "
         self.out(marker + trimmed(text, limit))
-        structured: dict[str, Any] = result.structured_content or {}
         return structured
 
     async def tool_names(self) -> list[str]:

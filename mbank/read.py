@@ -72,8 +72,15 @@ def read_single(
     section: str | None = None,
     relative: Relative | None = None,
     not_a_document_note: NoteLookup | None = None,
+    frontmatter: bool = False,
 ) -> dict[str, Any]:
-    """`ReadResult` for one document (spec 02 §5.2)."""
+    """`ReadResult` for one document (spec 02 §5.2).
+
+    Issue 16: a section read answers `path, title, status, section, content, bytes,
+    truncated` — the frontmatter and the section list only when `frontmatter` is asked for,
+    since repeating them made a 525-character section a 1,924-character answer. A whole
+    read is unchanged.
+    """
     doc = document_of(snapshot, given, relative=relative, not_a_document_note=not_a_document_note)
     if not doc.text_ok:
         raise refuse(
@@ -81,11 +88,12 @@ def read_single(
         )
     text = snapshot.raw[doc.path]
     wanted = _blank_to_none(section)
-    result: dict[str, Any] = {
-        "path": doc.path,
-        "title": doc.title,
-        "frontmatter": json_data(doc.data),
-    }
+    full = wanted is None or frontmatter
+    result: dict[str, Any] = {"path": doc.path, "title": doc.title}
+    if full:
+        result["frontmatter"] = json_data(doc.data)
+    else:
+        result["status"] = doc.status
     if wanted is None:
         # a byte-order mark is whitespace to upstream's JavaScript trim(), not to str.strip()
         content = split_frontmatter(text).body.strip().removeprefix("\ufeff").strip()
@@ -101,7 +109,8 @@ def read_single(
     result["content"] = content
     result["bytes"] = size
     result["truncated"] = truncated
-    result["availableSections"] = [s.title for s in doc.sections]
+    if full:
+        result["availableSections"] = [s.title for s in doc.sections]
     return result
 
 
@@ -123,6 +132,7 @@ def read_batch(
     max_bytes: int | None = None,
     relative: Relative | None = None,
     not_a_document_note: NoteLookup | None = None,
+    frontmatter: bool = False,
 ) -> dict[str, Any]:
     """The batch result of spec 02 §5.3: documents, failed, skipped, under one budget.
 
@@ -159,6 +169,7 @@ def read_batch(
                 section=wanted,
                 relative=normalise,
                 not_a_document_note=not_a_document_note,
+                frontmatter=frontmatter,
             )
         except RefusalError as exc:
             failed.append({"path": given, "error": exc.refusal.message})
@@ -189,6 +200,7 @@ def read(
     max_bytes: int | None = None,
     relative: Relative | None = None,
     not_a_document_note: NoteLookup | None = None,
+    frontmatter: bool = False,
 ) -> dict[str, Any]:
     """`bank_read`: a single `ReadResult` for a string, the batch result for an array."""
     if isinstance(paths, str):
@@ -198,6 +210,7 @@ def read(
             section=section,
             relative=relative,
             not_a_document_note=not_a_document_note,
+            frontmatter=frontmatter,
         )
     return read_batch(
         snapshot,
@@ -206,6 +219,7 @@ def read(
         max_bytes=max_bytes,
         relative=relative,
         not_a_document_note=not_a_document_note,
+        frontmatter=frontmatter,
     )
 
 

@@ -24,17 +24,27 @@ import msgspec
 from mbank.lang import (
     ROUTE_STOP,
     RU_STOP,
-    en_light,
+    body_form,
     expand_terms,
+    has_cyrillic,
     hstem,
     tables_for,
     tokenize,
     translit_key,
     words_of,
 )
+from mbank.literal import (
+    definition_score,
+    is_exact,
+    is_literal,
+    literal_excerpt,
+    occurrences,
+)
 from mbank.model import Doc
+from mbank.pairs import mine_pairs
 from mbank.parse import split_frontmatter
 from mbank.projection import Snapshot
+from mbank.search_meta import INBOX_LAYER, TEMPLATE_FUNCTION, SearchMeta
 
 # What a reader derives once per snapshot and index state (`SearchIndex.memoised`).
 Memo = TypeVar("Memo")
@@ -55,10 +65,9 @@ WHOLE_WEIGHT = 10
 TRANSLATION_WEIGHT = 6
 PART_WEIGHT = 1
 CROSS_LANGUAGE_DISCOUNT = 0.6
+# a translation found as a whole word in the literal tier (issue 16): below the typed word
+TRANSLATION_DISCOUNT_EXACT = 0.9
 EXCERPT_MAX = 240
-
-TEMPLATE_FUNCTION = "template"
-INBOX_LAYER = "inbox"
 
 
 def round_half_up(value: float, digits: int) -> float:
@@ -195,8 +204,18 @@ _LATIN_WORD = re.compile(r"[a-z]+")
 
 
 def route_form(token: str) -> str:
-    """The §3.9 body form of a simple token: `en_light` for `^[a-z]+$`, others unchanged."""
-    return en_light(token) if _LATIN_WORD.fullmatch(token) else token
+    """The body form of a simple token: its Snowball stem (issue 16), others unchanged."""
+    return body_form(token) if _SIMPLE_TOKEN.fullmatch(token) else token
+
+
+# `route_forms` also files every Cyrillic token under this prefix plus the token itself, so a
+# dictionary translation can ask for exactly that word (the prefix is never a token character)
+EXACT_PREFIX = "="
+
+
+def exact_form(token: str) -> str:
+    """The `route_forms` key of exactly this Cyrillic token, with no stemming."""
+    return EXACT_PREFIX + token
 
 
 def is_routable(doc: Doc) -> bool:
@@ -237,6 +256,8 @@ class SearchIndex:
         self._stats: RouteStats | None = None
         self._vocab_sorted: list[str] | None = None
         self._bridge: dict[str, tuple[str, ...]] | None = None
+        self._pairs: dict[str, tuple[str, ...]] | None = None
+        self._cyrillic_share: float | None = None
         self._memo_for: tuple[Snapshot | None, int] = (None, -1)
         self._memo: dict[str, Any] = {}
 
@@ -403,6 +424,8 @@ class SearchIndex:
             self._stats = None
             self._vocab_sorted = None
             self._bridge = None
+            self._pairs = None
+            self._cyrillic_share = None
 
     def route_forms(self) -> dict[str, tuple[str, ...]]:
         """§3.9 body form → the simple indexed tokens that have it (`filters` → filter)."""
@@ -413,6 +436,8 @@ class SearchIndex:
                 if "-" in token or "_" in token or token in ROUTE_STOP:
                     continue
                 forms.setdefault(route_form(token), []).append(token)
+                if has_cyrillic(token):
+                    forms.setdefault(exact_form(token), []).append(token)
             self._route_forms = {form: tuple(tokens) for form, tokens in forms.items()}
         return self._route_forms
 
@@ -454,6 +479,32 @@ class SearchIndex:
                         by_key.setdefault(key, []).append(word)
             self._bridge = {key: tuple(words) for key, words in by_key.items()}
         return self._bridge
+
+    def bilingual_pairs(self) -> dict[str, tuple[str, ...]]:
+        """Russian stem → English words mined from this bank's mixed headers (`mbank.pairs`)."""
+        self._refresh_derived()
+        if self._pairs is None:
+            self._pairs = mine_pairs(
+                (path, info.header.title.text, info.header.purpose.text)
+                for path in sorted(self.routable)
+                for info in (self.docs[path],)
+            )
+        return self._pairs
+
+    def cyrillic_share(self) -> float:
+        """The share of routable documents whose body or header holds a Cyrillic word."""
+        self._refresh_derived()
+        if self._cyrillic_share is None:
+            holders: set[str] = set()
+            for token, counts in self.postings.items():
+                if has_cyrillic(token):
+                    holders.update(counts)
+            for word, paths in self.header_words.items():
+                if has_cyrillic(word):
+                    holders.update(paths)
+            routable = self.routable
+            self._cyrillic_share = len(holders & routable) / len(routable) if routable else 0.0
+        return self._cyrillic_share
 
     def english_df(self, word: str) -> int:
         """Routable documents holding `word` in the body, title, purpose or a section title."""
@@ -565,82 +616,6 @@ def _empty() -> dict[str, Any]:
     return {"results": [], "hint": SEARCH_HINT}
 
 
-class SearchMeta:
-    """What search needs of every document of one snapshot, gathered once per bank state.
-
-    Lower-cased titles and purposes are joined into one string per field, so "which titles
-    contain this text" is one scan in C rather than a loop over thousands of documents.
-    """
-
-    SEPARATOR = "\x00"
-
-    def __init__(self, snapshot: Snapshot) -> None:
-        self.snapshot = snapshot
-        self.paths = list(snapshot.docs)
-        self.searchable = {
-            path
-            for path, doc in snapshot.docs.items()
-            if doc.doc_function != TEMPLATE_FUNCTION and doc.layer != INBOX_LAYER
-        }
-        self.archived = {path for path, doc in snapshot.docs.items() if doc.status == "archived"}
-        self._fields: dict[str, tuple[str, list[int]]] = {}
-        self._containing: dict[tuple[str, str], frozenset[str]] = {}
-        self._allowed: dict[tuple[str | None, str | None, str | None], set[str]] = {}
-
-    def allowed(self, kind: str | None, layer: str | None, status: str | None) -> set[str]:
-        """The searchable documents passing the exact `docKind`/`layer`/`status` filters."""
-        key = (kind, layer, status)
-        found = self._allowed.get(key)
-        if found is None:
-            if key == (None, None, None):
-                found = self.searchable
-            else:
-                docs = self.snapshot.docs
-                found = {
-                    path
-                    for path in self.searchable
-                    if (kind is None or docs[path].doc_kind == kind)
-                    and (layer is None or docs[path].layer == layer)
-                    and (status is None or docs[path].status == status)
-                }
-            self._allowed[key] = found
-        return found
-
-    def _field(self, name: str) -> tuple[str, list[int]]:
-        found = self._fields.get(name)
-        if found is None:
-            texts = [getattr(doc, name).lower() for doc in self.snapshot.docs.values()]
-            starts: list[int] = []
-            position = 0
-            for text in texts:
-                starts.append(position)
-                position += len(text) + 1
-            found = (self.SEPARATOR.join(texts), starts)
-            self._fields[name] = found
-        return found
-
-    def containing(self, name: str, text: str) -> frozenset[str]:
-        """The documents whose lower-cased `title` or `purpose` contains `text`."""
-        key = (name, text)
-        found = self._containing.get(key)
-        if found is None:
-            if not text:
-                found = frozenset(self.paths)
-            elif self.SEPARATOR in text:
-                docs = self.snapshot.docs
-                found = frozenset(p for p in self.paths if text in getattr(docs[p], name).lower())
-            else:
-                blob, starts = self._field(name)
-                hits: set[str] = set()
-                position = blob.find(text)
-                while position != -1:
-                    hits.add(self.paths[bisect.bisect_right(starts, position) - 1])
-                    position = blob.find(text, position + 1)
-                found = frozenset(hits)
-            self._containing[key] = found
-        return found
-
-
 def search_meta(snapshot: Snapshot, index: SearchIndex) -> SearchMeta:
     """The `SearchMeta` of this snapshot, from the index's memo or gathered now."""
     return index.memoised(snapshot, SearchMeta, lambda: SearchMeta(snapshot))
@@ -711,6 +686,10 @@ def search(
 
     meta = search_meta(snapshot, index)
     allowed = meta.allowed(kind, layer, status)
+    # a single Russian word reaches the English documents that hold its translations
+    single = expand_terms(primary, tables) if len(primary) == 1 else []
+    alternatives = tuple(single[0].translations) if single and single[0].stem is not None else ()
+    literal_hits, taken = _exact_tier(snapshot, index, meta, phrase, allowed, limit, alternatives)
     counts: dict[str, int] = {}
     for token, weight in weighted:
         holders = postings.get(token)
@@ -723,7 +702,7 @@ def search(
         for path, count in holders.items():
             if path in allowed:
                 counts[path] = get(path, 0) + count * weight
-    if not counts:
+    if not counts and not literal_hits:
         return _empty()
 
     holders_of: list[set[str]] = []
@@ -753,17 +732,18 @@ def search(
             base[path] += 25
     factor = {path: 0.3 for path in meta.archived & base.keys()}
 
+    results = literal_hits
     ranked: list[tuple[float, str]] = []
-    for group in (complete, base.keys() - complete):
-        need = max(limit, 0) - len(ranked)
+    for group in (complete - taken, base.keys() - complete - taken):
+        need = max(limit, 0) - len(results) - len(ranked)
         if need <= 0:
             break
         ranked += _best({path: base[path] * factor.get(path, 1.0) for path in group}, need)
-    if not ranked:
+    if not ranked and not results:
         return _empty()
 
     excerpt_terms = list(dict.fromkeys(term.lower() for term in (*primary, *translated)))
-    results: list[dict[str, Any]] = []
+    pieces = is_literal(query)
     for score, path in ranked:
         doc = snapshot.docs[path]
         excerpt, line = excerpt_of(
@@ -772,7 +752,83 @@ def search(
             excerpt_terms,
             index.bodies.get(path),
         )
-        results.append(
+        hit = {
+            "path": path,
+            "title": doc.title,
+            "docKind": doc.doc_kind,
+            "layer": doc.layer,
+            "status": doc.status,
+            "score": score,
+            "excerpt": excerpt,
+            "line": line,
+            "hits": int(round_half_up(counts[path] / 10, 0)),
+        }
+        if pieces:
+            # the literal itself is not in this body: it matched by its words or parts
+            hit["match"] = "word-pieces"
+        results.append(hit)
+    return {"results": results}
+
+
+def _exact_tier(
+    snapshot: Snapshot,
+    index: SearchIndex,
+    meta: SearchMeta,
+    literal: str,
+    allowed: set[str],
+    limit: int,
+    alternatives: tuple[str, ...] = (),
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """The documents whose body holds the query as written, defining document first.
+
+    Issue 16: the query is looked for as written (a plain word as a whole word, a literal or
+    a phrase as a substring);
+    `hits` is its true count, the excerpt the line that shows it (the defining line first),
+    and the order `definition_score` (× 0.3 when archived), then path. A plain Russian word
+    also looks for its dictionary translations as whole words (`alternatives`, × 0.9), so
+    `модель` ranks the English documents as `model` does. Returns the first `limit` hits
+    and every holder (the word-piece tier leaves them out).
+    """
+    if not literal:
+        return [], set()
+    exact = is_exact(literal)
+    if exact:
+        holders = phrase_holders(index, literal, allowed)
+    elif literal in SEARCH_STOP:
+        return [], set()
+    else:
+        # a plain word: the documents holding it as a whole word, counted by its postings
+        holders = set(index.postings.get(literal, ())) & allowed
+    forms = [(literal, 1.0)]
+    if not exact:
+        for word in alternatives:
+            if word != literal and word in index.postings:
+                forms.append((word, TRANSLATION_DISCOUNT_EXACT))
+                holders |= set(index.postings[word]) & allowed
+    scored: list[tuple[float, str, int, str]] = []
+    for path in holders:
+        body = index.bodies.get(path, "")
+        best: tuple[float, int, str] | None = None
+        for form, discount in forms:
+            count = occurrences(body, form) if exact else index.postings.get(form, {}).get(path, 0)
+            if count == 0:
+                continue
+            value = definition_score(snapshot.docs[path], body, form, count) * discount
+            if best is None or value > best[0]:
+                best = (value, count, form)
+            if form == literal:
+                break  # the word as typed, when the body holds it, is what it is ranked by
+        if best is None:
+            continue
+        score = best[0] * (0.3 if path in meta.archived else 1.0)
+        scored.append((round_half_up(score, 1), path, best[1], best[2]))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    hits: list[dict[str, Any]] = []
+    for score, path, count, form in scored[: max(limit, 0)]:
+        doc = snapshot.docs[path]
+        raw_lines = snapshot.raw.get(path, "").split("\n")
+        excerpt, line = literal_excerpt(raw_lines, doc.body_offset, index.bodies[path], form)
+        hits.append(
             {
                 "path": path,
                 "title": doc.title,
@@ -782,10 +838,10 @@ def search(
                 "score": score,
                 "excerpt": excerpt,
                 "line": line,
-                "hits": int(round_half_up(counts[path] / 10, 0)),
+                "hits": count,
             }
         )
-    return {"results": results}
+    return hits, {item[1] for item in scored}
 
 
 def format_search(result: dict[str, Any], documents: int, terms: int, elapsed_ms: float) -> str:
@@ -794,9 +850,10 @@ def format_search(result: dict[str, Any], documents: int, terms: int, elapsed_ms
     if not result["results"]:
         lines.append("(no matches)")
     for hit in result["results"]:
+        pieces = "  (word pieces, not the literal)" if hit.get("match") == "word-pieces" else ""
         lines.append(
             f"{js_number(hit['score']):>7}  {hit['path']}:{hit['line']}  "
-            f"[{hit['docKind']} / {hit['layer']}]  x{hit['hits']}"
+            f"[{hit['docKind']} / {hit['layer']}]  x{hit['hits']}{pieces}"
         )
         if hit["excerpt"]:
             lines.append(" " * 9 + hit["excerpt"])

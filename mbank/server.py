@@ -27,7 +27,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, ToolAnnotations
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -42,6 +42,7 @@ from mbank.surface import (
     PARAMETER_WORDS,
     PROMPTS,
     RESOURCES,
+    SECTION_INDEX,
     SERVER_NAME,
     SINCE_WORDS,
     TOOL_WORDS,
@@ -211,8 +212,22 @@ def _plain(value: Any) -> dict[str, Any]:
 
 
 def _json_text(value: Any) -> str:
-    """A JSON resource body: 2-space indent, UTF-8 unescaped (04 §3)."""
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    """A JSON resource body: compact (issue 16; 0.1.0 indented it), UTF-8 unescaped."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def compact_tool_text(result: Any) -> Any:
+    """A tool result whose text item is its structured content as compact JSON (issue 16).
+
+    The SDK writes the text item with a 2-space indent, about a fifth of every answer.
+    """
+    if (
+        isinstance(result, CallToolResult)
+        and not result.is_error
+        and isinstance(result.structured_content, dict)
+    ):
+        result.content = [TextContent(type="text", text=_json_text(result.structured_content))]
+    return result
 
 
 def recover_interrupted(root: str) -> list[str]:
@@ -239,6 +254,12 @@ class BankServer(MCPServer[Any]):
     surface: str
     service: BankService
     _open: Callable[[], None]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        """The SDK's call, its text item made compact JSON (`compact_tool_text`)."""
+        return compact_tool_text(await super().call_tool(name, arguments, context))
 
     async def list_tools(self) -> list[MCPTool]:
         """The SDK's list, compacted and in the order of 04 §2."""
@@ -426,7 +447,10 @@ def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
         )
 
     def bank_read(
-        path: ReadPaths, section: Section = None, maxBytes: MaxBytes = None
+        path: ReadPaths,
+        section: Section = None,
+        maxBytes: MaxBytes = None,
+        frontmatter: Annotated[bool, _words("readFrontmatter")] = False,
     ) -> dict[str, Any]:
         from mbank.read import read as read_documents
 
@@ -439,6 +463,7 @@ def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
                 max_bytes=maxBytes,
                 relative=relative(snapshot),
                 not_a_document_note=service.not_a_document_note,
+                frontmatter=frontmatter,
             ),
         )
 
@@ -531,14 +556,21 @@ def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
     }
 
 
-def resource_readers(service: BankService) -> dict[str, Callable[[], str]]:
+def resource_readers(service: BankService) -> dict[str, Callable[..., str]]:
     """The resources' readers, by resource name (04 §3)."""
     # -- resources --------------------------------------------------------------------------
 
     def index() -> str:
-        from mbank.resources import index_resource
+        from mbank.resources import index_map
 
-        return _json_text(service.read("memorybank://index", index_resource))
+        return _json_text(service.read("memorybank://index", index_map))
+
+    def index_section(section: str) -> str:
+        from mbank.resources import section_index
+
+        return _json_text(
+            service.read(SECTION_INDEX.uri, lambda snapshot: section_index(snapshot, section))
+        )
 
     def frontmatter_schema() -> str:
         from mbank.resources import frontmatter_schema as schema_text
@@ -572,6 +604,7 @@ def resource_readers(service: BankService) -> dict[str, Callable[[], str]]:
         "health": health,
         "inbox": inbox,
         "journal": journal,
+        SECTION_INDEX.name: index_section,
     }
 
 
@@ -662,6 +695,12 @@ def build_server(
                 description=resource.description,
                 mime_type=resource.mime_type,
             )(readers[resource.name])
+        server.resource(
+            SECTION_INDEX.uri,
+            name=SECTION_INDEX.name,
+            description=SECTION_INDEX.description,
+            mime_type=SECTION_INDEX.mime_type,
+        )(readers[SECTION_INDEX.name])
         for prompt in PROMPTS:
             server.prompt(name=prompt.name, title=prompt.title, description=prompt.description)(
                 prompts[prompt.name]

@@ -226,6 +226,7 @@ PARAMETER_WORDS: dict[str, str] = {
     "readPath": "A path, or a list of paths or {path, section} items",
     "section": "A level-two (##) heading",
     "maxBytes": "Lowers the batch budget (ceiling and default 40000)",
+    "readFrontmatter": "With a section: also return the frontmatter and section list",
     "name": "Project name; it goes into the root index",
     "force": "Seed over existing documents",
     "createPath": "Bank-relative, e.g. adr/ADR-20260914T120000Z-short-name.md",
@@ -270,8 +271,8 @@ RESOURCES: tuple[ResourceWords, ...] = (
         "index",
         "memorybank://index",
         "application/json",
-        "Every document with title, purpose, kind, layer and status. Read this first in a "
-        "session, instead of README.md.",
+        "A map of the bank: sections with counts and canonical documents, recent changes. Read "
+        "this first in a session, instead of README.md.",
     ),
     ResourceWords(
         "frontmatter-schema",
@@ -291,6 +292,15 @@ RESOURCES: tuple[ResourceWords, ...] = (
         "application/json",
         "The last 50 writes, newest first.",
     ),
+)
+
+# issue 16: the full listing of one section, the drill-down from the map (a resource template,
+# so resources/list and the token budget do not grow)
+SECTION_INDEX = ResourceWords(
+    "index-section",
+    "memorybank://index/{section}",
+    "application/json",
+    "One section's documents with title, purpose, kind, layer and status (. = root files).",
 )
 
 # --------------------------------------------------------------------------------------------
@@ -343,7 +353,8 @@ def session_start_text(since: str = DEFAULT_SINCE) -> str:
     """The `session-start` message (04 §4.1)."""
     return (
         "Bring me up to date on this project from its memory bank.\n"
-        "1. Read memorybank://index.\n"
+        "1. Read memorybank://index, the map: sections, their canonical documents, recent "
+        "changes. Read memorybank://index/<section> only for a section you need in full.\n"
         f'2. Call bank_changed with since: "{since}".\n'
         "3. Open documents only where the index and the delta leave the answer unclear, with "
         "bank_read: several paths in one call, one section where a heading fits. Never read the "

@@ -405,7 +405,11 @@ def test_bridge_keys_shorter_than_three_letters_give_nothing() -> None:
 
 def test_stop_word_question_routes_to_nothing(fixture_bank: Path) -> None:
     snapshot = Bank(fixture_bank).refresh()
-    assert route(snapshot, SearchIndex(), "что как где") == {"results": [], "hint": ROUTE_HINT}
+    assert route(snapshot, SearchIndex(), "что как где") == {
+        "results": [],
+        "answered": False,
+        "hint": ROUTE_HINT,
+    }
 
 
 def test_russian_why_question_reaches_the_threshold_owner(fixture_bank: Path) -> None:
@@ -499,3 +503,85 @@ def test_vocabulary_file_overlays_the_dictionary_and_resets_when_removed(
 )
 def test_exact_form_keys_beat_misleading_prefixes(word: str, english: str) -> None:
     assert term_for(word).translations[0] == english
+
+
+# --------------------------------------------------------------------------------------------
+# The real stemmers and the mined pairs (issue 16)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("forms", "expected"),
+    [
+        (("порог", "пороги", "порогов", "порогам"), "порог"),
+        (("логи", "логов", "логам"), "лог"),
+        (("релиз", "релиза", "релизов"), "релиз"),
+        (("session", "sessions"), "session"),
+        (("running", "run", "runs"), "run"),
+        (("release", "released", "releases"), "releas"),
+    ],
+)
+def test_the_snowball_stemmer_folds_inflected_forms_in_both_languages(
+    forms: tuple[str, ...], expected: str
+) -> None:
+    assert {lang.stem(form) for form in forms} == {expected}
+    assert {hstem(form) for form in forms} == {expected}
+
+
+def test_stem_leaves_identifiers_and_numbers_alone_and_reads_yo_as_ye() -> None:
+    assert lang.stem("ft-042") == "ft-042"
+    assert lang.stem("842") == "842"
+    assert lang.stem("v2") == "v2"
+    assert lang.stem("ёлки") == lang.stem("елки")
+
+
+def test_a_russian_question_reaches_a_russian_body_through_an_inflected_form(
+    tmp_path: Path,
+) -> None:
+    bank = tmp_path / "bank"
+    (bank / "ops").mkdir(parents=True)
+    (bank / "ops" / "logging.md").write_text(
+        "---\ntitle: Журналирование\npurpose: Где искать записи.\n---\n\n"
+        "## Хранение\n\nЛоги хранятся тридцать дней, потом удаляются.\n",
+        encoding="utf-8",
+    )
+    (bank / "ops" / "release.md").write_text(
+        "---\ntitle: Выпуск\npurpose: Как выпускать версии.\n---\n\n"
+        "## Шаги\n\nСобрать и отметить.\n",
+        encoding="utf-8",
+    )
+    snapshot = Bank(bank).refresh()
+    index = SearchIndex()
+    result = route(snapshot, index, "сколько живут логов записи", limit=3)
+    assert [item["path"] for item in result["results"]][:1] == ["ops/logging.md"]
+
+
+def test_pairs_are_mined_from_russian_purposes_under_english_titles() -> None:
+    from mbank.pairs import mine_pairs
+
+    unique = ["альфа", "бета", "гамма", "дельта", "омега", "сигма", "каппа", "лямбда"]
+    logs = [
+        (f"features/FT-{n:03d}/decision-log.md", f"FT-{n:03d}: Log", f"Журнал {unique[n - 1]}")
+        for n in range(1, 5)
+    ]
+    briefs = [
+        (f"features/FT-{n:03d}/brief.md", f"FT-{n:03d}: Brief {n * 'x'}yz", f"Постановка {word}")
+        for n, word in enumerate(unique, start=5)
+    ]
+    headers = logs + briefs
+    pairs = mine_pairs(headers)
+    assert pairs[lang.stem("журнал")] == ("log",)
+    # `brief` stands in more than 40 % of the folders: it says nothing and pairs with nothing
+    assert ("brief",) not in pairs.values()
+    # a pair seen in a single folder is an accident, not evidence
+    assert lang.stem("альфа") not in pairs and lang.stem("постановка") not in pairs
+    # too few mixed folders: nothing is mined
+    assert mine_pairs(headers[:3]) == {}
+    # an English purpose under an English title is not a bilingual pair
+    assert mine_pairs([(p, t, "Decision records") for p, t, _ in headers]) == {}
+
+
+def test_a_token_longer_than_any_word_is_not_stemmed() -> None:
+    # Snowball English in pure Python is quadratic on a run of `y`: it must never see one
+    assert lang.stem("y" * 500_000) == "y" * 500_000
+    assert lang.stem("y" * lang.STEM_MAX + "s") == "y" * lang.STEM_MAX + "s"

@@ -174,7 +174,10 @@ def test_section_span_keeps_h3_and_fenced_hashes_and_stops_at_next_h2(tmp_path: 
     current = snap(tmp_path)
     one = read(current, "a.md", section="One")
     assert one["content"] == "## One\n\ntext\n\n### Deeper\n\n```\n## not a heading\n```"
-    assert one["availableSections"] == ["One", "Two"]
+    # issue 16: the section list (and the frontmatter) only when asked for
+    assert "availableSections" not in one and "frontmatter" not in one
+    asked = read(current, "a.md", section="One", frontmatter=True)
+    assert asked["availableSections"] == ["One", "Two"]
     assert read(current, "a.md", section="Two")["content"] == "## Two\n\nlast"
 
 
@@ -251,7 +254,7 @@ def test_non_text_document_is_refused_as_not_text(fixture_plus: Path) -> None:
 
 
 def test_invalid_yaml_document_is_read_with_recovered_frontmatter(fixture_bank: Path) -> None:
-    result = read(snap(fixture_bank), "broken/bad-yaml.md", section="backoff")
+    result = read(snap(fixture_bank), "broken/bad-yaml.md", section="backoff", frontmatter=True)
     assert result["frontmatter"]["canonical_for"] == ["retry_policy"]
     assert result["content"].startswith("## Backoff")
 
@@ -640,3 +643,19 @@ def test_cli_reads_report_an_interrupted_write_and_still_answer(
             code, out, err = run_cli(capsys, "--root", root, *argv)
             assert (code, err) == (0, notice), argv
             assert out
+
+
+def test_a_section_read_answers_path_title_status_and_the_section(fixture_bank: Path) -> None:
+    result = read(snap(fixture_bank), "domain/rules.md", section="Thresholds")
+    assert list(result) == ["path", "title", "status", "section", "content", "bytes", "truncated"]
+    assert result["status"] == "active"
+    whole = read(snap(fixture_bank), "domain/rules.md")
+    assert list(whole) == [
+        "path",
+        "title",
+        "frontmatter",
+        "content",
+        "bytes",
+        "truncated",
+        "availableSections",
+    ]

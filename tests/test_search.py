@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from mbank.search import (
     SEARCH_HINT,
     SearchIndex,
+    body_counts,
     excerpt_of,
     round_half_up,
     search,
@@ -186,16 +187,26 @@ def test_phrase_and_title_bonuses_add_to_the_count(tmp_path: Path) -> None:
     scores = {
         hit["path"]: hit["score"] for hit in search(snapshot, index, "queue depth")["results"]
     }
-    # a.md: both words in its H1 and its sentence, 4 x 10 / 10 = 4.0; +25 for the phrase in the
-    # body, +15 for the phrase in the title
-    assert scores == {"a.md": 44.0, "b.md": 2.0}
+    # issue 16: a phrase is a literal. a.md holds it (H1 and sentence): the literal tier, its
+    # score the definition score, `hits` its two true occurrences; b.md holds only the words:
+    # after it, labelled, scored by §4.4 (2 words x 10 / 10 = 2.0)
+    hits = search(snapshot, index, "queue depth")["results"]
+    assert [hit["path"] for hit in hits] == ["a.md", "b.md"]
+    assert hits[0]["hits"] == 2 and "match" not in hits[0]
+    assert hits[0]["excerpt"] == "# Queue Depth"
+    assert "match" not in hits[1]  # a phrase's word matches are not labelled: only a literal's
+    assert scores["b.md"] == 2.0
 
 
 def test_archived_documents_are_damped(tmp_path: Path) -> None:
     write(tmp_path, "a.md", document("A", "gauge gauge", status="archived"))
     _bank, snapshot, index = open_bank(tmp_path)
     hit = search(snapshot, index, "gauge")["results"][0]
-    assert hit["score"] == 0.6
+    # issue 16: a word the body holds ranks by its definition score, damped x 0.3 (was 0.6)
+    from mbank.literal import definition_score
+
+    undamped = definition_score(snapshot.docs["a.md"], index.bodies["a.md"], "gauge", 2)
+    assert hit["score"] == round_half_up(undamped * 0.3, 1)
     assert hit["hits"] == 2
 
 
@@ -205,18 +216,27 @@ def test_translation_tier_finds_english_documents_for_a_russian_word(tmp_path: P
     _bank, snapshot, index = open_bank(tmp_path)
     assert paths(search(snapshot, index, "модель")) == paths(search(snapshot, index, "model"))
     hit = search(snapshot, index, "модель")["results"][0]
-    # "model" twice (H1 and sentence) at the translation weight 6: 1.2; the title holds a
-    # translated form: +15 x 0.6
-    assert hit["score"] == 10.2
+    # issue 16: the body holds the translation "model" as a whole word, so the document is in
+    # the literal tier, ranked by the definition score of "model" x 0.9
+    from mbank.literal import definition_score
+
+    body = index.bodies["domain/model.md"]
+    expected = definition_score(snapshot.docs["domain/model.md"], body, "model", 2) * 0.9
+    assert hit["score"] == round_half_up(expected, 1)
+    assert hit["excerpt"] == "# Model"
 
 
 def test_scores_are_rounded_half_up_to_one_decimal(tmp_path: Path) -> None:
-    # count 25 x 10 / 10 = 25.0 on an archived document -> 7.5 exactly; and 1 hit x 0.3 = 0.3
-    write(tmp_path, "a.md", document("A", "tick " * 25, status="archived"))
-    write(tmp_path, "b.md", document("B", "wick tick", status="archived"))
+    # the word tier: "модель" reaches "modeling" through the prefix of its translation
+    # (weight 6): 25 x 6 / 10 = 15.0 on an archived document -> 4.5; 5 x 6 / 10 = 3.0 -> 0.9
+    write(tmp_path, "a.md", document("A", "modeling " * 25, status="archived"))
+    write(tmp_path, "b.md", document("B", "modeling " * 5, status="archived"))
     _bank, snapshot, index = open_bank(tmp_path)
-    scores = [hit["score"] for hit in search(snapshot, index, "tick")["results"]]
-    assert scores == [7.5, 0.3]
+    scores = [hit["score"] for hit in search(snapshot, index, "модель")["results"]]
+    assert scores == [4.5, 0.9]
+    # the literal tier rounds the same way
+    for hit in search(snapshot, index, "modeling")["results"]:
+        assert hit["score"] == round_half_up(hit["score"], 1)
     assert round_half_up(0.25, 1) == 0.3
     assert round(0.25, 1) == 0.2  # what banker's rounding would have shown
 
@@ -409,6 +429,7 @@ def reference_search(
 ) -> dict[str, Any]:
     """§4.4-§4.5 written out literally: every candidate scored, rounded and sorted."""
     from mbank.lang import expand_terms, tables_for
+    from mbank.literal import definition_score, is_exact, is_literal, literal_excerpt
     from mbank.search import SEARCH_STOP
 
     index.sync(snapshot)
@@ -444,10 +465,42 @@ def reference_search(
         for path, n in index.postings.get(token, {}).items():
             counts[path] = counts.get(path, 0) + n * weight
     everyone = [{p for v in variants for p in index.postings.get(v, {})} for variants in concepts]
+    # issue 16: the query as written (a plain word as a whole word, a literal or phrase as a
+    # substring) first: every document whose body holds it, by definition score; then the
+    # other matches (labelled as word pieces after a literal)
+    literal_rows = []
+    plain_word = not is_exact(phrase) and phrase not in SEARCH_STOP
+    forms = [(phrase, 1.0)]
+    single = expand_terms(primary, tables_for(snapshot.vocabulary)) if len(primary) == 1 else []
+    if plain_word and single and single[0].stem is not None:
+        forms += [(t, 0.9) for t in single[0].translations if t != phrase and t in index.postings]
+    if is_exact(phrase) or plain_word:
+        for path, body in index.bodies.items():
+            doc = snapshot.docs[path]
+            if doc.doc_function == "template" or doc.layer == "inbox":
+                continue
+            if any(getattr(doc, field) != value for field, value in filters.items()):
+                continue
+            best = None
+            for form, discount in forms:
+                # a plain word counts as a whole token (its parts of identifiers included)
+                n = body_counts(body)[form] if plain_word else body.count(form)
+                if n:
+                    value = definition_score(doc, body, form, n) * discount
+                    if best is None or value > best[0]:
+                        best = (value, n, form)
+                    if form == phrase:
+                        break  # the word as typed wins when the body holds it
+            if best is None:
+                continue
+            value = best[0] * (0.3 if doc.status == "archived" else 1)
+            literal_rows.append((-round_half_up(value, 1), path, best[1], best[2]))
+    literal_rows.sort()
+    held = {row[1] for row in literal_rows}
     rows = []
     for path, count in counts.items():
         doc = snapshot.docs[path]
-        if doc.doc_function == "template" or doc.layer == "inbox":
+        if doc.doc_function == "template" or doc.layer == "inbox" or path in held:
             continue
         if any(getattr(doc, field) != value for field, value in filters.items()):
             continue
@@ -464,11 +517,29 @@ def reference_search(
         group = 0 if all(path in holders for holders in everyone) else 1
         rows.append((group, -round_half_up(score, 1), path, count))
     rows.sort()
-    if not rows[:limit]:
+    if not (literal_rows + rows)[:limit]:
         return EMPTY
     terms = list(dict.fromkeys(t.lower() for t in (*primary, *translated)))
     results = []
-    for _group, negative, path, count in rows[:limit]:
+    for negative, path, n, form in literal_rows[:limit]:
+        doc = snapshot.docs[path]
+        excerpt, number = literal_excerpt(
+            snapshot.raw[path].split("\n"), doc.body_offset, index.bodies[path], form
+        )
+        results.append(
+            {
+                "path": path,
+                "title": doc.title,
+                "docKind": doc.doc_kind,
+                "layer": doc.layer,
+                "status": doc.status,
+                "score": -negative,
+                "excerpt": excerpt,
+                "line": number,
+                "hits": n,
+            }
+        )
+    for _group, negative, path, count in rows[: max(limit - len(literal_rows), 0)]:
         doc = snapshot.docs[path]
         lines = snapshot.raw[path].split("\n")
         best, best_line, number = 0.0, "", 0
@@ -493,6 +564,7 @@ def reference_search(
                 "excerpt": best_line,
                 "line": number,
                 "hits": int(round_half_up(count / 10, 0)),
+                **({"match": "word-pieces"} if is_literal(phrase) else {}),
             }
         )
     return {"results": results}
@@ -607,3 +679,61 @@ def test_cli_search_bounds_are_usage_errors(
 ) -> None:
     code, out, err = run_cli(capsys, "--root", str(fixture_bank), *argv)
     assert code == 2 and out == "" and "usage:" in err
+
+
+# --------------------------------------------------------------------------------------------
+# Literals (issue 16): true occurrences, the defining document first, word pieces after
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_punctuated_query_is_a_literal_with_true_counts_and_excerpts(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "ops/config.md",
+        document("Config", "| Key | Meaning |\n|---|---|\n| `instances.json` | the list |\n"),
+    )
+    mentions = "\n".join(f"Reload instances.json step {n}." for n in range(3))
+    write(tmp_path, "features/FT-007/brief.md", document("Brief", mentions + "\n"))
+    write(tmp_path, "features/FT-008/brief.md", document("Other", "instances and json apart.\n"))
+    _bank, snapshot, index = open_bank(tmp_path)
+    hits = search(snapshot, index, "instances.json")["results"]
+    # the table row that defines it beats the feature that says it three times
+    assert [hit["path"] for hit in hits] == [
+        "ops/config.md",
+        "features/FT-007/brief.md",
+        "features/FT-008/brief.md",
+    ]
+    assert [hit["hits"] for hit in hits[:2]] == [1, 3]
+    assert "instances.json" in hits[0]["excerpt"] and "instances.json" in hits[1]["excerpt"]
+    assert "match" not in hits[0] and "match" not in hits[1]
+    assert hits[2]["match"] == "word-pieces"
+
+
+def test_a_prefix_literal_cites_a_line_that_holds_it(tmp_path: Path) -> None:
+    write(tmp_path, "flows/feature.md", document("Flow", "- `FT-` numbers name packages.\n"))
+    write(tmp_path, "features/README.md", document("Features", "The ft registry lists them.\n"))
+    _bank, snapshot, index = open_bank(tmp_path)
+    hits = search(snapshot, index, "FT-")["results"]
+    assert hits[0]["path"] == "flows/feature.md"
+    assert hits[0]["excerpt"] == "- `FT-` numbers name packages."
+    assert all("ft-" in hit["excerpt"].lower() for hit in hits if "match" not in hit)
+
+
+def test_a_long_line_is_cut_around_the_literal(tmp_path: Path) -> None:
+    line = "word " * 100 + "the --no-detect flag " + "tail " * 60
+    write(tmp_path, "ops/cli.md", document("CLI", line + "\n"))
+    _bank, snapshot, index = open_bank(tmp_path)
+    (hit,) = search(snapshot, index, "--no-detect")["results"]
+    assert "--no-detect" in hit["excerpt"] and len(hit["excerpt"]) <= 240
+    assert hit["excerpt"].startswith("...") and hit["excerpt"].endswith("...")
+
+
+def test_the_cli_searches_a_query_that_starts_with_a_dash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "ops/cli.md", document("CLI", "Pass `--no-detect` to skip it.\n"))
+    code, out, err = run_cli(
+        capsys, "--root", str(tmp_path), "search", "--limit", "3", "--", "--no-detect"
+    )
+    assert (code, err) == (0, "")
+    assert "ops/cli.md" in out and "Pass `--no-detect` to skip it." in out

@@ -468,11 +468,18 @@ async def test_every_resource_reads_as_specified(bank: Path, snapshot: Any) -> N
             mime, text = await resource(client, uri)
             read[uri] = {"mimeType": mime, "content": text if mime == "text/markdown" else None}
             if mime == "application/json":
-                assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+                # issue 16: compact JSON (0.1.0 indented it)
+                compact = json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+                assert text == compact
                 read[uri]["content"] = json.loads(text)
+        _mime, inbox_section = await resource(client, "memorybank://index/_inbox")
     index = read["memorybank://index"]["content"]
     assert index["count"] == 16  # 15 documents without the two templates, plus the inbox note
-    assert "_inbox/idea.md" in [entry["path"] for entry in index["documents"]]
+    assert {"section": "_inbox", "count": 1, "layers": {"inbox": 1}} in index["sections"]
+    assert [entry["path"] for entry in json.loads(inbox_section)["documents"]] == ["_inbox/idea.md"]
+    # the recent list follows the files' mtimes, which a copied fixture does not fix
+    recent = index.pop("recent")
+    assert len(recent) == 8 and all(set(r) == {"path", "title", "modified"} for r in recent)
     assert "# Frontmatter Schema" in read["memorybank://schema/frontmatter"]["content"]
     health = read["memorybank://health"]["content"]
     assert health["documents"] == 18
@@ -486,8 +493,16 @@ async def test_the_index_resource_counts_fifteen_documents_without_templates(ban
     async with Client(server_on(bank)) as client:
         _mime, text = await resource(client, "memorybank://index")
         _mime, health = await resource(client, "memorybank://health")
+        _mime, root_files = await resource(client, "memorybank://index/.")
+        _mime, unknown = await resource(client, "memorybank://index/nowhere")
     assert json.loads(text)["count"] == 15
+    assert sum(section["count"] for section in json.loads(text)["sections"]) == 15
     assert json.loads(health)["documents"] == 17
+    assert all("/" not in entry["path"] for entry in json.loads(root_files)["documents"])
+    assert json.loads(unknown)["count"] == 0
+    assert json.loads(unknown)["hint"].startswith(
+        "No section 'nowhere' in this bank; the sections are: ., adr, broken, dna"
+    )
 
 
 async def test_schema_resource_in_degraded_mode_and_without_the_file(tmp_path: Path) -> None:
