@@ -13,7 +13,7 @@ import os
 
 from mbank.journal.layout import bank_absolute
 from mbank.model import RefusalError
-from mbank.paths import check_write_target, normalise_caller_path
+from mbank.paths import check_write_target, is_within, normalise_caller_path
 
 
 def stored_path_problem(path: object, root: str, real_root: str) -> str | None:
@@ -42,8 +42,7 @@ def leads_outside(root: str, real_root: str, bank_path: str) -> bool:
         probe = parent
     if os.path.islink(absolute):
         return True
-    real = os.path.realpath(probe)
-    return not (real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep))
+    return not is_within(os.path.realpath(probe), real_root)
 
 
 def is_sha256(value: object) -> bool:
