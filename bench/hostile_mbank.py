@@ -131,7 +131,7 @@ def digest(root: Path) -> dict[str, str]:
 
 
 def seed(root: Path, probe: Probe) -> Path:
-    from mbank.catalogue import seed_files
+    from mbank.shipped_files import seed_files
 
     for path, text in seed_files("ebook_parser", TODAY).items():
         target = root / path

@@ -32,7 +32,7 @@ import pytest
 
 import mbank.journal as journal
 from mbank.budget import ServerProcess
-from mbank.catalogue import seed_files
+from mbank.shipped_files import seed_files
 from mbank.model import RefusalError
 
 pytestmark = pytest.mark.concurrency
