@@ -1,4 +1,5 @@
-"""The governance check of a new document (`check_governance`, spec 03 §2.6).
+"""The governance check of a new document (`check_governance`, spec 03 §2.6), and the rule
+that only a person changes the governance itself (`require_governance_allowed`, issue 14).
 
 Pure. Used by `bank_create` and `bank_promote` before anything is planned: every
 `derived_from` entry resolves (or points outside the bank, which is only a warning), no key is
@@ -11,11 +12,39 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mbank.contract import GOVERNANCE_FOLDER, is_governance_path
+from mbank.gates.vocabulary import require_known_value
+from mbank.model import Plan
 from mbank.parse import resolve_from
 from mbank.paths import refuse
 from mbank.projection import Snapshot
 
 ACTIVE = "active"
+GOVERNANCE_FLAG = "--governance"
+
+
+def governance_paths(plan: Plan) -> tuple[str, ...]:
+    """The paths a plan creates, changes or deletes inside the governance folder, in order."""
+    return tuple(path for path in plan.paths if is_governance_path(path))
+
+
+def governance_refusal_text(paths: Sequence[str]) -> str:
+    """The `governance-protected` sentence: what the write touches and the two ways forward."""
+    return (
+        f"This write would change {', '.join(paths)}, the bank's governance "
+        f"({GOVERNANCE_FOLDER}), which only a person changes, so nothing was written. Propose "
+        "the change as an inbox note (bank_create with inbox: true) for a person to apply, "
+        f"or run the same write from the CLI with {GOVERNANCE_FLAG}."
+    )
+
+
+def require_governance_allowed(plan: Plan, *, allowed: bool) -> tuple[str, ...]:
+    """The plan's governance paths; refuses (`governance-protected`) when it has some and the
+    caller may not change governance (any MCP call; a CLI call without the flag)."""
+    paths = governance_paths(plan)
+    if paths and not allowed:
+        raise refuse("governance-protected", governance_refusal_text(paths))
+    return paths
 
 
 def check_derived_from(snapshot: Snapshot, target: str, derived_from: Sequence[str]) -> list[str]:
@@ -61,7 +90,8 @@ def check_governance(
     doc_kind: str,
     exempt: str | None = None,
 ) -> tuple[str, ...]:
-    """Steps 1–5 of §2.6 in order: the warnings, or the first refusal.
+    """Steps 1–5 of §2.6 in order: the warnings, or the first refusal (steps 4–5 refuse a
+    value the bank neither declares nor uses, `gates.vocabulary`).
 
     `exempt` is the promotion source, which does not count as an owner of its own keys.
     """
@@ -77,8 +107,7 @@ def check_governance(
         warnings.append(
             "No derived_from: governance requires one before this document can become active."
         )
-    if contract.doc_kinds and doc_kind not in contract.doc_kinds:
-        warnings.append(f'doc_kind "{doc_kind}" is not among the values declared in dna/.')
-    if contract.statuses and status not in contract.statuses:
-        warnings.append(f'status "{status}" is not among the values declared in dna/.')
+    # steps 4-5, issue 14: a value neither declared nor used by any document is refused
+    warnings.extend(require_known_value(snapshot, "doc_kind", doc_kind))
+    warnings.extend(require_known_value(snapshot, "status", status))
     return tuple(warnings)

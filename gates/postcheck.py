@@ -9,7 +9,7 @@ case they become warnings like the new warnings: `New <severity> <rule> on <path
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from mbank.model import Finding
 from mbank.paths import refuse
@@ -107,3 +107,63 @@ def post_check(
     """
     validate = findings_for if findings_for is not None else default_findings_for()
     return compare_findings(validate(before, paths), validate(after, paths), force=force)
+
+
+# --------------------------------------------------------------------------------------------
+# Governance writes (issue 14): the validation delta across the bank
+# --------------------------------------------------------------------------------------------
+
+
+def _keyed(finding: Finding) -> tuple[str, ...]:
+    return (finding.severity, *identity(finding))
+
+
+def _plain(finding: Finding) -> dict[str, str]:
+    return {
+        "severity": finding.severity,
+        "rule": finding.rule,
+        "path": finding.path,
+        "message": finding.message,
+    }
+
+
+def validation_delta(
+    before: Sequence[Finding], after: Sequence[Finding]
+) -> dict[str, list[dict[str, str]]]:
+    """`{appear, disappear}`: the findings, of any severity, that the write adds across the
+    bank (in `after`'s order) and those it clears (in `before`'s order). A governance change
+    can legalise or outlaw many documents at once; this says which."""
+    known_before = {_keyed(finding) for finding in before}
+    known_after = {_keyed(finding) for finding in after}
+    return {
+        "appear": [_plain(f) for f in after if _keyed(f) not in known_before],
+        "disappear": [_plain(f) for f in before if _keyed(f) not in known_after],
+    }
+
+
+def delta_text(delta: Mapping[str, Sequence[Mapping[str, str]]]) -> str:
+    """The validation delta as lines for a person and for the dry-run diff."""
+    appear, disappear = delta["appear"], delta["disappear"]
+    lines = [f"validation delta: {len(appear)} appear, {len(disappear)} disappear"]
+    for sign, found in (("+", appear), ("-", disappear)):
+        lines.extend(
+            f"{sign} {item['severity']} [{item['rule']}] {item['path']}: {item['message']}"
+            for item in found
+        )
+    return "\n".join(lines) + "\n"
+
+
+def governed_post_check(
+    before: Sequence[Finding], after: Sequence[Finding], paths: Sequence[str]
+) -> tuple[str, ...]:
+    """The post-check of a governance write made by a person (the CLI with --governance).
+
+    New errors on the files the write touches still refuse it, as for any write; new errors
+    elsewhere are what the new rules make of the other documents, which is the point of the
+    change: they are reported (as warnings, and in the validation delta), not refused.
+    """
+    touched = frozenset(paths)
+    own = [error for error in new_findings(before, after, ERROR) if error.path in touched]
+    if own:
+        raise refuse("postcheck", refusal_text(own))
+    return compare_findings(before, after, force=True)

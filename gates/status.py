@@ -75,10 +75,3 @@ def check_activation(doc: Doc, contract: Contract, current: str, to: str) -> Non
             "derived-from-required",
             "Governance requires every active non-root document to declare derived_from.",
         )
-
-
-def undeclared_status_warning(contract: Contract, to: str) -> str | None:
-    """The warning for a status the contract declares a set for but lacks (step 9)."""
-    if contract.statuses and to not in contract.statuses:
-        return f'status "{to}" is not among the values declared in dna/.'
-    return None

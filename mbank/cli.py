@@ -289,7 +289,7 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# history (a read) and undo (a write; CLI only): the journal (spec 03 §14.8, §14.10)
+# history (a read): the journal (spec 03 §14.8); undo is a declared write tool
 # --------------------------------------------------------------------------------------------
 
 
@@ -311,21 +311,6 @@ def _run_history(args: argparse.Namespace) -> int:
         sys.stderr.write(notice + "\n")
     result = history(bank.root, path=path, limit=args.limit)
     return print_result(args, result, format_history)
-
-
-def _add_undo(sub: Any) -> None:
-    parser = sub.add_parser("undo", help="revert the last journaled write (or --id ID)")
-    parser.add_argument("--id", dest="record_id", metavar="ID", help="the record to undo")
-    _add_dry_run(parser)
-
-
-def _run_undo(args: argparse.Namespace) -> int:
-    from mbank.reducers.undo import format_undo
-    from mbank.snapshot import Bank
-    from mbank.writes import run_undo
-
-    result = run_undo(Bank(resolve_root(args)), record_id=args.record_id, dry_run=args.dry_run)
-    return print_result(args, result, format_undo)
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,7 +427,10 @@ def _write_command(tool: Any) -> Command:
             if not tool.creates_root:
                 raise
             root = os.path.abspath("memory_bank")  # no bank found: init makes one here (§9.1)
-        result = run_write(tool, Bank(root), arguments, dry_run=args.dry_run, via="cli")
+        governance = getattr(args, "governance", False)  # the flag of mbank.cli_writes
+        result = run_write(
+            tool, Bank(root), arguments, dry_run=args.dry_run, via="cli", governance=governance
+        )
         status = print_result(args, result, tool.render)
         # a new bank in a git work tree: each clone registers the merge drivers once (issue 18)
         if tool.creates_root and not args.json and not args.dry_run and git_top(root) is not None:
@@ -594,7 +582,6 @@ _OTHER_COMMANDS: dict[str, Command] = {
     "contract-diff": (_add_contract_diff, _run_contract_diff),
     "inbox": (_add_inbox, _run_inbox),
     "history": (_add_history, _run_history),
-    "undo": (_add_undo, _run_undo),
     "hook": (_add_hook, _run_hook),
     "serve": (_add_serve, _run_serve),
     "memo": (_add_memo, _run_memo),

@@ -4,7 +4,9 @@ One argparse subparser per `WriteTool` of `mbank.reducers.registry`, built from 
 arguments; `write_arguments` turns the parsed flags into the tool's arguments (in the order of
 its arguments Struct, as MCP sends them), which `mbank.cli` runs through
 `mbank.writes.run_write` with `via="cli"`, printing the result as JSON or through the tool's
-`render`. `--dry-run` prints the diff and writes nothing (spec 04 §9.2–9.4).
+`render`. `--dry-run` prints the diff and writes nothing (spec 04 §9.2–9.4); `--governance`
+lets a person's write change the governance folder (issue 14; not on init and materialize,
+which seed it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from mbank.gates.governance import GOVERNANCE_FLAG
 from mbank.write_declaration import CliArg, WriteTool
 
 
@@ -50,6 +53,12 @@ def add_write_command(sub: Any, tool: WriteTool[Any, Any]) -> None:
             options["help"] = arg.help
         parser.add_argument(*arg.flags, **options)
     parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    if not tool.seeds_governance:
+        parser.add_argument(
+            GOVERNANCE_FLAG,
+            action="store_true",
+            help="a person changing the bank's governance (dna/): allow it, show the delta",
+        )
 
 
 def _comma_list(values: list[str]) -> list[str]:

@@ -69,6 +69,17 @@ NOISE_WORDS: frozenset[str] = frozenset(
     {"enum", "string", "array", "object", "md", "yaml", "true", "false"}
 )
 
+# Where a bank's rules live: the contract, the layers and the vocabulary are read from the
+# documents under this folder and nowhere else (`_dna_docs`), so it is the whole of the
+# governance a write can change (issue 14: an agent cannot change it).
+GOVERNANCE_FOLDER = "dna/"
+
+
+def is_governance_path(path: str) -> bool:
+    """Whether a bank path lies in the governance folder, where the bank's rules live."""
+    return path.startswith(GOVERNANCE_FOLDER)
+
+
 # Shared, never mutated: the degraded-mode records (spec 01 §9.3).
 EMPTY_CONTRACT = Contract(
     present=False,
@@ -122,7 +133,7 @@ def _is_table_line(line: str) -> bool:
 def _dna_docs(dna_docs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     # The callers pass dna/ documents in path order already; filtering and sorting here keeps
     # "only dna/ is read" and "first declaring document" true whatever a caller passes.
-    return sorted((doc for doc in dna_docs if doc[0].startswith("dna/")), key=lambda d: d[0])
+    return sorted((doc for doc in dna_docs if is_governance_path(doc[0])), key=lambda d: d[0])
 
 
 def _index(cells: list[str], *names: str) -> int | None:

@@ -305,3 +305,6 @@ class JournalRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     # mbank's addition to §14.2: the directories this write created, shallowest first
     # (omitted when none), so that undo removes exactly those once they are empty again.
     dirs: tuple[str, ...] = ()
+    # issue 14: a write that changed the governance folder (a person, the CLI with
+    # --governance); omitted otherwise
+    governance: bool = False

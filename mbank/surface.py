@@ -136,8 +136,9 @@ TOOLS: tuple[ToolWords, ...] = (
     ToolWords(
         "bank_set_field",
         "Change one value in a document's frontmatter",
-        "Set one scalar frontmatter value; a new title or purpose follows into the index "
-        "entries that repeat it. Not status, doc_kind, doc_function or list fields.",
+        "Set one frontmatter value, or a list field to a list through bank_create's gates; "
+        "a new title or purpose follows into the index entries. Not status, doc_kind or "
+        "doc_function.",
         read_only=False,
         idempotent=True,
     ),
@@ -154,6 +155,15 @@ TOOLS: tuple[ToolWords, ...] = (
         "Drop a captured note that is not worth keeping",
         "Delete a note from _inbox/, with the reason on the record (the journal). Documents "
         "outside the quarantine are never deleted by the server.",
+        read_only=False,
+        idempotent=False,
+        destructive=True,
+    ),
+    ToolWords(
+        "bank_undo",
+        "Undo the newest write",
+        "Revert the newest write not yet undone (or the one id names), restoring its files; "
+        "call again to step further back. memorybank://journal lists the writes.",
         read_only=False,
         idempotent=False,
         destructive=True,
@@ -238,6 +248,8 @@ PARAMETER_WORDS: dict[str, str] = {
     "inbox": "Quarantine: the path is forced into _inbox/",
     "find": "Exact text, whitespace included; must occur once",
     "contentFile": "A file inside the project holding the content",
+    "undoId": "A journal record id; default: the newest write not yet undone",
+    "setValue": "One line; for a list field, a list (or a JSON array)",
     "releaseCanonical": "Archiving only: give the canonical_for keys up in the same write",
     "notePath": "The note in _inbox/",
     "to": "Destination outside _inbox/",

@@ -136,6 +136,14 @@ class WriteTool(Generic[ArgsT, FactsT]):
     creates_root: bool = False
     # a post-check refusal gains this line (materialize: pass force, or restore the sources)
     postcheck_hint: str | None = None
+    # init and materialize seed the governance folder by design: the rule that only a person
+    # changes it (the CLI with --governance, issue 14) does not apply to them
+    seeds_governance: bool = False
+    # the journal record's tool name, when it is not the MCP name (undo keeps "undo")
+    journal_name: str | None = None
+    # a result key naming a journal record: the directories that record created are removed
+    # by the apply once the plan leaves them empty (undo)
+    prunes_dirs_of: str | None = None
 
 
 def content_flags(inline: str) -> tuple[CliArg, CliArg]:

@@ -16,7 +16,7 @@ import msgspec
 
 from mbank.gates.init import SeedTarget
 from mbank.gates.paths import PathOnDisk
-from mbank.journal import undo_facts, where_did_it_go
+from mbank.journal import read_records, undo_facts, where_did_it_go
 from mbank.model import sha256_hex
 from mbank.paths import is_within
 from mbank.snapshot import Bank, Snapshot
@@ -123,9 +123,11 @@ class _Gathering:
         return seed_target_facts(self.bank, self.snapshot, self.paths.seed_targets)
 
     def undo(self) -> Any:
-        from mbank.reducers.undo import UndoJournal
+        from mbank.reducers.undo import UndoJournal, undo_target
 
-        found = undo_facts(self.bank.root, getattr(self.args, "id", None))
+        # the pure planner picks the target (the undo stack); the facts are about that record
+        target = undo_target(read_records(self.bank.root), getattr(self.args, "id", None))
+        found = undo_facts(self.bank.root, target.id if target is not None else None)
         return msgspec.convert(found, UndoJournal)
 
 

@@ -24,7 +24,15 @@ from typing import Any
 import msgspec
 
 from mbank.discovery import git_top
-from mbank.gates.postcheck import FindingsFor, post_check
+from mbank.gates.governance import require_governance_allowed
+from mbank.gates.postcheck import (
+    FindingsFor,
+    default_findings_for,
+    delta_text,
+    governed_post_check,
+    post_check,
+    validation_delta,
+)
 from mbank.journal import (
     LOCK_TIMEOUT,
     RECORD_VERSION,
@@ -56,7 +64,7 @@ from mbank.model import (
 from mbank.paths import is_within, refuse
 from mbank.plan import apply_virtually, plan_diff, snapshot_pre_image
 from mbank.snapshot import Bank, Snapshot
-from mbank.write_declaration import FactPaths, WriteTool
+from mbank.write_declaration import WriteTool
 
 GateAndPlan = Callable[[Snapshot, Intent[Any, Any]], PlanOutcome]
 GatherFacts = Callable[[Snapshot], Any]
@@ -91,14 +99,19 @@ class WriteOutcome(msgspec.Struct, frozen=True):
     journal_id: str | None
     record: JournalRecord | None
     snapshot: Snapshot
+    # a governance write's findings that appear and disappear across the bank (issue 14)
+    validation_delta: dict[str, Any] | None = None
 
     def common_fields(self) -> dict[str, Any]:
-        """`{dryRun, diff?, journalId?}` (spec 03 §1.3), for the tool to place in its result."""
+        """`{dryRun, diff?, journalId?, validationDelta?}` (spec 03 §1.3; the delta of a
+        governance write, issue 14), for the tool to place in its result."""
         fields: dict[str, Any] = {"dryRun": self.dry_run}
         if self.diff is not None:
             fields["diff"] = self.diff
         if self.journal_id is not None:
             fields["journalId"] = self.journal_id
+        if self.validation_delta is not None:
+            fields["validationDelta"] = self.validation_delta
         return fields
 
 
@@ -248,10 +261,23 @@ def build_intent(
     )
 
 
+class GovernancePolicy(msgspec.Struct, frozen=True):
+    """Who may change the bank's governance folder in this write (issue 14).
+
+    `allowed`: the caller is a person who asked to (the CLI with --governance); every MCP
+    call is refused. `seeds`: the tool seeds governance by design (init, materialize), so
+    the rule does not apply to it.
+    """
+
+    allowed: bool = False
+    seeds: bool = False
+
+
 class _Checked(msgspec.Struct, frozen=True):
     intent: Intent[Any, Any]
     outcome: PlanOutcome
     warnings: tuple[str, ...]
+    delta: dict[str, Any] | None = None
 
 
 def _plan_and_check(
@@ -259,11 +285,17 @@ def _plan_and_check(
     intent: Intent[Any, Any],
     gate_and_plan: GateAndPlan,
     findings_for: FindingsFor | None,
+    policy: GovernancePolicy,
 ) -> _Checked:
     outcome = gate_and_plan(snapshot, intent)
     warnings = tuple(outcome.warnings)
-    if outcome.plan.ops:
-        after = apply_virtually(snapshot, outcome.plan)
+    if not outcome.plan.ops:
+        return _Checked(intent, outcome, warnings)
+    governed = (
+        () if policy.seeds else require_governance_allowed(outcome.plan, allowed=policy.allowed)
+    )
+    after = apply_virtually(snapshot, outcome.plan)
+    if not governed:
         warnings += post_check(
             snapshot,
             after,
@@ -271,7 +303,14 @@ def _plan_and_check(
             force=outcome.force,
             findings_for=findings_for,
         )
-    return _Checked(intent, outcome, warnings)
+        return _Checked(intent, outcome, warnings)
+    # A governance write: validate both snapshots once (a dna/ path makes the partial
+    # validation a full one), for the post-check and for the delta the person is shown.
+    validate = findings_for if findings_for is not None else default_findings_for()
+    paths = outcome.plan.paths
+    before_findings, after_findings = validate(snapshot, paths), validate(after, paths)
+    warnings += governed_post_check(before_findings, after_findings, paths)
+    return _Checked(intent, outcome, warnings, validation_delta(before_findings, after_findings))
 
 
 def _disk_pre_images(root: str, snapshot: Snapshot, plan: Plan) -> dict[str, bytes]:
@@ -315,6 +354,7 @@ def _outcome(
         journal_id=record.id if record is not None else None,
         record=record,
         snapshot=snapshot,
+        validation_delta=checked.delta,
     )
 
 
@@ -336,6 +376,9 @@ def execute(
     lock_timeout: float = LOCK_TIMEOUT,
     cwd: str | None = None,
     prune_dirs: Callable[[PlanOutcome], Sequence[str]] | None = None,
+    governance: bool = False,
+    seeds_governance: bool = False,
+    journal_tool: str | None = None,
 ) -> WriteOutcome:
     """Run one write through the pipeline of spec 03 §1.1 and return its common outcome.
 
@@ -346,8 +389,14 @@ def execute(
     `findings_for` defaults to the validation module's partial validation.
     `prune_dirs(outcome)` names directories the apply removes when the plan leaves them
     empty (undo), asked under the lock once the plan is checked.
+    A plan touching the governance folder is refused (`governance-protected`) unless the
+    caller is the CLI (`via="cli"`) with `governance` (its --governance flag) or the tool
+    `seeds_governance` (init, materialize); such a write shows its validation delta and its
+    record carries `governance: true`. `journal_tool` is the record's tool name (default
+    `tool`).
     """
     root = bank.root
+    policy = GovernancePolicy(allowed=via == "cli" and governance, seeds=seeds_governance)
 
     def checked_on(snapshot: Snapshot, journal_id: str | None, now: datetime) -> _Checked:
         intent = build_intent(
@@ -361,13 +410,15 @@ def execute(
             gather_facts=gather_facts,
             cwd=cwd,
         )
-        return _plan_and_check(snapshot, intent, gate_and_plan, findings_for)
+        return _plan_and_check(snapshot, intent, gate_and_plan, findings_for, policy)
 
     if dry_run:
         snapshot = bank.refresh()
         checked = checked_on(snapshot, None, clock())
         plan = checked.outcome.plan
         diff = plan_diff(snapshot, plan, _disk_pre_images(root, snapshot, plan))
+        if checked.delta is not None:
+            diff += delta_text(checked.delta)
         return _outcome(tool, checked, snapshot, dry_run=True, diff=diff)
 
     first: tuple[datetime, str] | None = None
@@ -402,7 +453,7 @@ def execute(
             v=RECORD_VERSION,
             id=journal_id,
             time=checked.intent.now,
-            tool=tool,
+            tool=journal_tool or tool,
             via=via,
             mbank=mbank_version(),
             intent=intent,
@@ -414,6 +465,7 @@ def execute(
             from_=notes.from_,
             to=notes.to,
             undo_of=notes.undo_of,
+            governance=checked.delta is not None,
         )
         record = apply_plan(
             root,
@@ -428,7 +480,7 @@ def execute(
 
 
 # --------------------------------------------------------------------------------------------
-# undo (CLI only, spec 03 §14.10)
+# undo from the CLI (spec 03 §14.10; over MCP it is the declared tool bank_undo)
 # --------------------------------------------------------------------------------------------
 
 
@@ -439,36 +491,19 @@ def run_undo(
     dry_run: bool = False,
     **engine: Any,
 ) -> dict[str, Any]:
-    """Undo the newest journal record (or `record_id`) as a journaled write; `UndoResult`.
+    """`mbank undo [--id ID]` as a library call: the declared `bank_undo` run with
+    `via="cli"` (unless `engine` says otherwise); `UndoResult`.
 
     The directories the undone write created (its record's `dirs`) are removed with its
-    files once the undo leaves them empty, deepest first, so that undoing a create that
-    opened `epics/EP-001/` leaves no empty directory behind. A directory that was there before
-    the undone write stays, empty or not, and so does one that still has any entry (a file
-    someone added, a dot-file). Records written before mbank kept `dirs` prune nothing.
+    files once the undo leaves them empty, deepest first (`WriteTool.prunes_dirs_of`).
     `engine` is the engine's options as `execute` takes them (clock, make_id, findings_for,
-    fault, lock_timeout).
+    fault, lock_timeout, governance).
     """
-    from mbank.reducers.undo import UndoArgs, UndoFacts, gate_and_plan_undo, undo_result
-    from mbank.write_facts import gather_named
+    from mbank.reducers.undo import WRITE_TOOL
 
     arguments: dict[str, Any] = {} if record_id is None else {"id": record_id}
-    args = UndoArgs(id=record_id)
-    outcome = execute(
-        bank,
-        "undo",
-        arguments,
-        gate_and_plan_undo,
-        dry_run=dry_run,
-        args=args,
-        via="cli",
-        gather_facts=lambda snapshot: gather_named(
-            UndoFacts, lambda _known: FactPaths(), bank, snapshot, args
-        ),
-        prune_dirs=lambda planned: created_dirs(bank.root, planned.result["undone"]),
-        **engine,
-    )
-    return undo_result(outcome.result, outcome.common_fields())
+    engine.setdefault("via", "cli")
+    return run_write(WRITE_TOOL, bank, arguments, dry_run=dry_run, **engine)
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,6 +526,14 @@ def convert_arguments(tool: WriteTool[Any, Any], given: Mapping[str, Any]) -> An
             f"The arguments of {tool.name} do not fit its schema: {exc}. Pass them as the "
             "tool's input schema describes.",
         ) from None
+
+
+def _pruner(tool: WriteTool[Any, Any], bank: Bank) -> Callable[[PlanOutcome], Sequence[str]] | None:
+    """The `prune_dirs` of a tool that removes the directories a record created (undo)."""
+    key = tool.prunes_dirs_of
+    if key is None:
+        return None
+    return lambda planned: created_dirs(bank.root, planned.result[key])
 
 
 def write_outcome(
@@ -519,6 +562,9 @@ def write_outcome(
             args=args,
             gather_facts=lambda snapshot: gather_facts(tool, bank, snapshot, args),
             create_root=tool.creates_root,
+            seeds_governance=tool.seeds_governance,
+            journal_tool=tool.journal_name,
+            prune_dirs=_pruner(tool, bank),
             **engine,
         )
     except RefusalError as exc:

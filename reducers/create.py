@@ -19,6 +19,8 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 import posixpath
+import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -30,6 +32,7 @@ from mbank.gates.content import content_from
 from mbank.gates.documents import bank_path, bank_path_or_none
 from mbank.gates.governance import check_governance
 from mbank.gates.paths import PathOnDisk, check_new_document_path
+from mbank.gates.vocabulary import default_doc_function, require_known_values
 from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
 from mbank.parse import json_data
 from mbank.paths import refuse
@@ -54,6 +57,37 @@ DEFAULT_STATUS = "draft"
 CANONICAL = "canonical"
 PREVIEW_LINES = 40
 NO_INDEX = "No index found to register this document in; navigation will not reach it."
+_LEADING_H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+
+
+def _same_title(one: str, other: str) -> bool:
+    def key(text: str) -> str:
+        return unicodedata.normalize("NFC", text).casefold().strip()
+
+    return key(one) == key(other)
+
+
+def body_with_title(title: str, content: str) -> str:
+    """The body of a document whose caller supplied `content` (§4.3 step 8), under one H1.
+
+    Content that opens with its own `# <title>` (what an agent naturally writes) keeps one
+    H1: the same title (NFC, casefolded, trimmed) is dropped from the content. A different
+    H1 is refused (`title-mismatch`), naming both, since either could be the one meant.
+    """
+    stripped = content.strip()
+    first, _, rest = stripped.partition("\n")
+    match = _LEADING_H1.match(first)
+    if match is not None:
+        heading = match.group(1).strip()
+        if not _same_title(heading, title):
+            raise refuse(
+                "title-mismatch",
+                f'The body starts with the heading "{heading}", but the title is "{title}". '
+                "Make them the same, or drop the heading from the body (the title becomes "
+                "the document's heading).",
+            )
+        stripped = rest.strip()
+    return f"# {title}\n\n{stripped}\n" if stripped else f"# {title}\n"
 
 
 def key_list(values: list[str] | None) -> list[str] | None:
@@ -144,6 +178,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[CreateArgs, CreateFacts]) -
     warnings = list(
         check_governance(snapshot, target, status, derived_from, canonical_for, doc_kind)
     )
+    warnings.extend(require_known_values(snapshot, args.extra or {}))
 
     template_path: str | None = None
     base: dict[str, Any] = {}
@@ -160,7 +195,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[CreateArgs, CreateFacts]) -
             base, body = unwrapped.base, retitle(unwrapped.body, title)
     content = content_from(args.body, args.body_file, intent.files, "body")
     if content is not None and content.strip():
-        body = f"# {title}\n\n{content.strip()}\n"
+        body = body_with_title(title, content)
         if template_path is not None:
             warnings.append(f"Body supplied, so the prose of {template_path} was not used.")
 
@@ -168,7 +203,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[CreateArgs, CreateFacts]) -
     header = new_frontmatter(
         title=title,
         doc_kind=doc_kind,
-        doc_function=CANONICAL,
+        doc_function=default_doc_function(snapshot.contract, target),
         purpose=purpose,
         derived_from=derived_from,
         canonical_for=canonical_for,

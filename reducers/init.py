@@ -187,4 +187,5 @@ WRITE_TOOL = WriteTool(
         ),
     ),
     creates_root=True,
+    seeds_governance=True,
 )

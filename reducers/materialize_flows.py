@@ -123,4 +123,5 @@ WRITE_TOOL = WriteTool(
         ),
     ),
     postcheck_hint=POSTCHECK_HINT,
+    seeds_governance=True,
 )

@@ -32,13 +32,13 @@ from mbank.frontmatter_writer import frontmatter_block
 from mbank.gates.documents import bank_path, bank_path_or_none, require_document, require_text
 from mbank.gates.governance import check_governance
 from mbank.gates.paths import PathOnDisk, check_new_document_path
+from mbank.gates.vocabulary import default_doc_function
 from mbank.model import AnyFileOp, Intent, JournalNotes, Plan, PlanOutcome
 from mbank.parse import URL_SCHEME, json_data, resolve_from, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import create_document, delete_document, document_text, replace_document
 from mbank.projection import Snapshot
 from mbank.reducers.create import (
-    CANONICAL,
     INBOX,
     NO_INDEX,
     Keys,
@@ -173,7 +173,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[PromoteArgs, PromoteFacts])
     header = new_frontmatter(
         title=title,
         doc_kind=doc_kind,
-        doc_function=note.doc_function or CANONICAL,
+        doc_function=note.doc_function or default_doc_function(snapshot.contract, destination),
         purpose=purpose,
         derived_from=derived_from,
         canonical_for=canonical_for,

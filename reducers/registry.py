@@ -18,6 +18,7 @@ from mbank.reducers import (
     rewrite,
     set_field,
     set_status,
+    undo,
     update_section,
 )
 from mbank.write_declaration import WriteTool
@@ -33,6 +34,7 @@ WRITE_TOOLS: tuple[WriteTool[Any, Any], ...] = (
     promote.WRITE_TOOL,
     discard.WRITE_TOOL,
     materialize_flows.WRITE_TOOL,
+    undo.WRITE_TOOL,
 )
 
 BY_NAME: dict[str, WriteTool[Any, Any]] = {tool.name: tool for tool in WRITE_TOOLS}

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mbank.gates.postcheck import delta_text
+
 
 def with_common(out: dict[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    """`out` with `diff?` and `journalId?` of the common fields appended (`dryRun` is placed by
-    the tool itself, at its place in the spec's key order)."""
-    for key in ("diff", "journalId"):
+    """`out` with `diff?`, `journalId?` and `validationDelta?` of the common fields
+    appended (`dryRun` is placed by the tool itself, at its place in the spec's key order)."""
+    for key in ("diff", "journalId", "validationDelta"):
         if key in common:
             out[key] = common[key]
     return out
@@ -45,7 +47,16 @@ def closing(lines: list[str], result: Mapping[str, Any], *, empty_diff: bool = T
         return text if text.endswith("\n") else text + "\n"
     if result.get("journalId"):
         lines = [*lines, f"journal: {result['journalId']}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + delta_lines(result)
+
+
+def delta_lines(result: Mapping[str, Any]) -> str:
+    """A real governance write's validation delta, for a person (a dry run shows it in the
+    diff); "" for any other write."""
+    delta = result.get("validationDelta")
+    if delta is None or result["dryRun"]:
+        return ""
+    return delta_text(delta)
 
 
 def finished(

@@ -1,4 +1,8 @@
-"""Planning `bank_set_field`: one scalar frontmatter value, written so it reads back unchanged.
+"""Planning `bank_set_field`: one frontmatter value, written so it reads back unchanged.
+
+A list field (`derived_from`, `canonical_for`, `must_not_define`, `anchors`, or a key that
+already holds a list) is set to a whole list through the gates create runs for it
+(`gates.lists`, issue 14), written as a block list in place of the old value.
 
 Pure (spec 03 §9). The value's line is written in the quoting style the key already has
 (plain, single or double), falling back to double quotes when a style would not load back as
@@ -26,19 +30,25 @@ from typing import Annotated, Any
 
 import msgspec
 
+from mbank.frontmatter_writer import frontmatter_block
 from mbank.gates.documents import DocumentFacts, document_fact_paths, document_to_write
 from mbank.gates.fields import (
-    refuse_governance_list,
     refuse_identity,
     refuse_non_scalar,
     refuse_status,
-    require_declared,
     require_key,
     require_one_line,
     require_value,
 )
+from mbank.gates.lists import (
+    check_list_entries,
+    is_list_write,
+    list_entries,
+    refuse_scalar_holder,
+)
 from mbank.gates.status import require_frontmatter
-from mbank.model import AnyFileOp, Intent, Plan, PlanOutcome
+from mbank.gates.vocabulary import require_known_value
+from mbank.model import AnyFileOp, Doc, Intent, Plan, PlanOutcome
 from mbank.parse import load_yaml, scalar_text, scan_body, split_frontmatter
 from mbank.paths import refuse
 from mbank.plan import document_text, replace_document
@@ -238,8 +248,8 @@ def propagate(snapshot: Snapshot, path: str, field: str, old: str, new: str) -> 
 def _result(
     path: str,
     field: str,
-    current: str | None,
-    to: str,
+    current: str | list[str] | None,
+    to: str | list[str],
     dry_run: bool,
     line: str,
     indexes: list[str],
@@ -265,12 +275,15 @@ class SetFieldArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     path: Annotated[str, Published(required=True)] = ""
     field: Annotated[str, Published(min_length=1, required=True)] = ""
-    value: Annotated[str, Published(max_length=2000, required=True)] = ""
+    value: Annotated[
+        str | list[str], Published(max_length=2000, words="setValue", required=True)
+    ] = ""
     dry_run: bool = False
 
 
 def gate_and_plan(snapshot: Snapshot, intent: Intent[SetFieldArgs, DocumentFacts]) -> PlanOutcome:
-    """Gates of §9 in order, then the document's replace op and its index ops."""
+    """Gates of §9 in order, then the document's replace op and its index ops (or, for a
+    list field, `plan_list`)."""
     args = intent.args
     doc = document_to_write(snapshot, intent.facts, args.path)
     field = args.field
@@ -278,11 +291,13 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[SetFieldArgs, DocumentFacts
     require_key(field)
     refuse_status(field)
     refuse_identity(field)
-    refuse_governance_list(field)
+    if is_list_write(field, value, doc.data.get(field)):
+        return plan_list(snapshot, intent, doc)
+    assert isinstance(value, str)  # is_list_write is true for a list
     require_value(value)
     require_one_line(value)
     to = value.strip()
-    require_declared(field, to, snapshot.contract)
+    warnings = require_known_value(snapshot, field, to)
     text = document_text(snapshot, doc.path)
     split = split_frontmatter(text)
     require_frontmatter(doc, split.unclosed, field)
@@ -338,19 +353,101 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[SetFieldArgs, DocumentFacts
     indexes = [op.path for op in ops[1:]]
     return PlanOutcome(
         plan=Plan(TOOL, tuple(ops)),
+        warnings=warnings,
         result=_result(doc.path, field, before, to, intent.dry_run, line, indexes, heading),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# List fields (issue 14)
+# --------------------------------------------------------------------------------------------
+
+
+def block_end(lines: list[str], index: int, close: int) -> int:
+    """One past the last line of the value on line `index`: its continuation lines and the
+    block list items under it, indented or not (`- x` at column 0 is valid YAML)."""
+    end = index + 1
+    probe = end
+    while probe < close:
+        line = lines[probe]
+        item = re.match(r"^-(\s|$)", line) is not None
+        if (item or _indented(line)) and line.strip():
+            probe += 1
+            end = probe
+        elif not line.strip():
+            probe += 1
+        else:
+            break
+    return end
+
+
+def list_lines(field: str, entries: list[str]) -> list[str]:
+    """`<field>:` and one `  - <entry>` line per entry (`<field>: []` when empty), quoted by
+    the frontmatter writer wherever a plain entry would not read back as the same string."""
+    block = frontmatter_block({field: entries})
+    return block.split("\n")[1:-2]
+
+
+def plan_list(
+    snapshot: Snapshot, intent: Intent[SetFieldArgs, DocumentFacts], doc: Doc
+) -> PlanOutcome:
+    """A list field set to a whole list: the entries' gates, then one replace op."""
+    field = intent.args.field
+    text = document_text(snapshot, doc.path)
+    require_frontmatter(doc, split_frontmatter(text).unclosed, field)
+    current = doc.data.get(field)
+    refuse_scalar_holder(doc, field, current)
+    entries = list_entries(field, intent.args.value)
+    warnings = check_list_entries(snapshot, doc, field, entries)
+    before = [scalar_text(item) or "" for item in current] if isinstance(current, list) else None
+    lines = text.split("\n")
+    close = frontmatter_close(lines)
+    if close is None:  # the frontmatter gate passed, so the block is closed
+        raise refuse(
+            "no-frontmatter", f"{doc.path} has no frontmatter, so it has no {field} to set."
+        )
+    at = key_line(lines, close, field)
+    written = list_lines(field, entries)
+    if at is not None and before == entries:
+        shown = "\n".join(lines[at : block_end(lines, at, close)])
+        return PlanOutcome(
+            plan=Plan(TOOL, ()),
+            result=_result(doc.path, field, before, entries, intent.dry_run, shown, [], False),
+        )
+    if at is not None:
+        lines[at : block_end(lines, at, close)] = written
+    else:
+        lines[close:close] = written
+    new_text = "\n".join(lines)
+    if doc.parse_error is None:
+        reread = load_yaml(split_frontmatter(new_text).yaml_text or "")
+        if reread.data is None or reread.data.get(field) != entries:
+            raise refuse(
+                "readback-failed",
+                f"Setting {field} would leave {doc.path} with frontmatter that does not read "
+                "back. Nothing was written.",
+            )
+    line = "\n".join(written)
+    return PlanOutcome(
+        plan=Plan(TOOL, (replace_document(snapshot, doc.path, new_text),)),
+        warnings=warnings,
+        result=_result(doc.path, field, before, entries, intent.dry_run, line, [], False),
+    )
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, list) else str(value)
 
 
 def format_set_field(result: dict[str, Any]) -> str:
     """The human rendering of `mbank set-field` (spec 04 §9.3)."""
     path, field = result["path"], result["field"]
     if unchanged(result, "changed"):
-        lines = [f"UNCHANGED {path} {field}: {result['to']}"]
+        lines = [f"UNCHANGED {path} {field}: {_shown(result['to'])}"]
     else:
         verb = "WOULD SET" if result["dryRun"] else "SET"
-        before = result["from"] if result["from"] is not None else "(absent)"
-        lines = [f"{verb} {path} {field}: {before} -> {result['to']}"]
+        before = _shown(result["from"]) if result["from"] is not None else "(absent)"
+        lines = [f"{verb} {path} {field}: {before} -> {_shown(result['to'])}"]
         lines.append(f"line: {result['line']}")
         lines.append(f"indexes: {', '.join(result['indexes']) or '(none)'}")
         if result.get("heading"):
@@ -362,7 +459,7 @@ def format_set_field(result: dict[str, Any]) -> str:
 WRITE_TOOL = WriteTool(
     name=TOOL,
     command="set-field",
-    help="change one scalar value in the frontmatter",
+    help="change one frontmatter value (a list field: VALUE as a JSON array)",
     args=SetFieldArgs,
     facts=DocumentFacts,
     fact_paths=document_fact_paths,

@@ -29,8 +29,8 @@ from mbank.gates.status import (
     release_only_when_archiving,
     require_frontmatter,
     require_status,
-    undeclared_status_warning,
 )
+from mbank.gates.vocabulary import require_known_value
 from mbank.model import Intent, Plan, PlanOutcome
 from mbank.parse import scalar_text, split_frontmatter
 from mbank.plan import document_text, replace_document
@@ -119,10 +119,8 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[SetStatusArgs, DocumentFact
     if before == to and not releasing:
         return PlanOutcome(plan=Plan(TOOL, ()), result=result)
     check_activation(doc, snapshot.contract, before, to)
-    warnings: list[str] = []
-    warning = undeclared_status_warning(snapshot.contract, to)
-    if warning is not None:
-        warnings.append(warning)
+    # issue 14: a status neither declared nor used by any document is refused
+    warnings = list(require_known_value(snapshot, "status", to))
 
     lines = text.split("\n")
     close = frontmatter_close(lines)

@@ -1,4 +1,8 @@
-"""Planning `mbank undo`: the inverse of one journal record (spec 03 §14.10).
+"""Planning `bank_undo` / `mbank undo`: the inverse of one journal record (spec 03 §14.10).
+
+Undo is a stack (issue 14): without an id it reverts the newest write that is not itself an
+undo and has not been undone, so N undos revert the last N writes; `id` names any record,
+an undo included (undoing an undo re-applies the write it reverted).
 
 Pure. The shell gathers the outside facts (`journal.undo_facts`): the journal's records, the
 current sha256 of every file the target record touched, and the pre-images still in
@@ -10,7 +14,7 @@ precondition.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -27,15 +31,19 @@ from mbank.model import (
 )
 from mbank.paths import refuse
 from mbank.projection import Snapshot
+from mbank.reducers.report import delta_lines
+from mbank.write_declaration import CliArg, Published, WriteTool
 
-UNDO_TOOL = "undo"
+TOOL = "bank_undo"
+UNDO_TOOL = "undo"  # the plan's and the journal record's tool name (spec 03 §14.2)
 ACTIONS = {"replace": "restored", "create": "deleted", "delete": "recreated"}
 
 
-class UndoArgs(msgspec.Struct, frozen=True, kw_only=True):
-    """The arguments of `mbank undo`: the record to revert (None: the newest)."""
+class UndoArgs(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The arguments of `bank_undo`: the record to revert (None: the newest write standing)."""
 
-    id: str | None = None
+    id: Annotated[str | None, Published(words="undoId")] = None
+    dry_run: bool = False
 
 
 class UndoJournal(msgspec.Struct, frozen=True):
@@ -76,26 +84,40 @@ def _standing_undo(record: JournalRecord, records: Sequence[JournalRecord]) -> s
     return None
 
 
+def undo_target(records: Sequence[JournalRecord], record_id: str | None) -> JournalRecord | None:
+    """The record an undo reverts: `record_id`'s, else the newest write that is not an undo
+    and is not undone (None: no such record)."""
+    if record_id is not None:
+        return next((record for record in records if record.id == record_id), None)
+    for record in reversed(records):
+        if record.undo_of is None and _standing_undo(record, records) is None:
+            return record
+    return None
+
+
 def plan_undo(
     records: Sequence[JournalRecord],
     record_id: str | None,
     current: Mapping[str, str | None],
     objects: Mapping[str, bytes],
 ) -> PlanOutcome:
-    """The plan reverting `record_id` (or the newest record), or the spec's refusal.
+    """The plan reverting `record_id` (or the newest write standing), or the spec's refusal.
 
     `current` maps each path the record touched to its sha256 now (None: absent); `objects`
     maps sha256 → pre-image bytes for the pre-images available.
     """
     if not records:
         raise refuse("undo-empty", "Nothing to undo: the journal is empty.")
-    if record_id is None:
-        target = records[-1]
-    else:
-        found = next((record for record in records if record.id == record_id), None)
-        if found is None:
-            raise refuse("undo-unknown", f"No journal record has id {record_id}.")
-        target = found
+    found = undo_target(records, record_id)
+    if found is None and record_id is not None:
+        raise refuse("undo-unknown", f"No journal record has id {record_id}.")
+    if found is None:
+        raise refuse(
+            "undo-nothing-left",
+            "Nothing to undo: every write in the journal is already undone. To re-apply one, "
+            "undo its undo by id (memorybank://journal, or mbank history, lists them).",
+        )
+    target = found
     standing = _standing_undo(target, records)
     if standing is not None:
         raise refuse("undo-already", f"{target.id} was already undone by {standing}.")
@@ -162,7 +184,22 @@ def format_undo(result: Mapping[str, Any]) -> str:
     lines.extend(f"  {entry['action']} {entry['path']}" for entry in result["files"])
     if "journalId" in result:
         lines.append(f"journal: {result['journalId']}")
-    text = "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n" + delta_lines(result)
     if result["dryRun"] and "diff" in result:
         text += "--- diff ---\n" + result["diff"]
     return text
+
+
+WRITE_TOOL = WriteTool(
+    name=TOOL,
+    command="undo",
+    help="revert the newest write not yet undone (or --id ID)",
+    args=UndoArgs,
+    facts=UndoFacts,
+    gate_and_plan=gate_and_plan_undo,
+    shape=lambda result, _applied, common, _warnings: undo_result(result, common),
+    render=format_undo,
+    cli=(CliArg(("--id",), "id", metavar="ID", help="the record to undo"),),
+    journal_name=UNDO_TOOL,
+    prunes_dirs_of="undone",
+)

@@ -27,6 +27,9 @@ SHELLS: dict[str, Shell] = {
     "bank_rewrite": write_calls.rewrite,
     "bank_set_status": write_calls.set_status,
     "bank_set_field": write_calls.set_field,
+    "bank_create": write_calls.create,
+    "bank_promote": write_calls.promote,
+    "bank_undo": write_calls.undo,
 }
 
 
@@ -50,9 +53,18 @@ class Writer:
         self.bank = Bank(str(root))
         self.clock = Clock()
         self.ids = Ids()
+        # a person at the CLI with --governance (issue 14): may change dna/
+        self.governance = False
 
     def engine(self) -> dict[str, Any]:
-        return {"clock": self.clock, "make_id": self.ids, "cwd": str(self.root.parent)}
+        engine: dict[str, Any] = {
+            "clock": self.clock,
+            "make_id": self.ids,
+            "cwd": str(self.root.parent),
+        }
+        if self.governance:
+            engine.update(via="cli", governance=True)
+        return engine
 
     def call(
         self, tool: str, arguments: Mapping[str, Any], *, dry_run: bool = False

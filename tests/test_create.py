@@ -16,6 +16,7 @@ from planners import Clock, Ids
 
 from mbank.catalogue import SECTION_PLACEHOLDER
 from mbank.cli import main
+from mbank.gates.vocabulary import declared_values, used_values
 from mbank.journal import read_records, record_data
 from mbank.model import RefusalError
 from mbank.parse import parse_text
@@ -699,12 +700,12 @@ def test_a_segment_of_256_bytes_is_refused_and_255_accepted(
 ) -> None:
     with assert_unchanged(seeded):
         rule, message = refused(
-            seeded, docKind="x", path="é" * 128 + ".md", title="T", purpose="P."
+            seeded, docKind="domain", path="é" * 128 + ".md", title="T", purpose="P."
         )
     assert rule == "path-segment-too-long"
     assert message == "Path has a segment longer than 255 bytes: " + "é" * 40 + "…"
     name = "a" * 252 + ".md"
-    assert create(seeded, docKind="x", path=name, title="T", purpose="P.")["path"] == name
+    assert create(seeded, docKind="domain", path=name, title="T", purpose="P.")["path"] == name
 
 
 def test_an_unindexed_file_at_the_target_is_never_overwritten(
@@ -751,6 +752,10 @@ def test_the_title_gate_comes_before_the_path_and_governance_before_the_file(
 def test_warnings_for_external_edges_undeclared_values_and_a_draft_without_sources(
     fixture_bank: Path,
 ) -> None:
+    # issue 14: undeclared values are accepted (with the warning) once a document uses them
+    (fixture_bank / "domain" / "legacy.md").write_text(
+        "---\ntitle: Legacy\ndoc_kind: runbook\nstatus: review\n---\n# Legacy\n"
+    )
     result = create(
         fixture_bank,
         docKind="runbook",
@@ -1182,17 +1187,25 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
             ("epic", "epics/EP-999/charter.md"),
         ):
             up = "../" * (path.count("/"))
-            result = write_calls.create(
-                bank,
-                {
-                    "docKind": kind,
-                    "path": path,
-                    "title": f"Probe {kind}",
-                    "purpose": "A probe document written by the corpus tier.",
-                    "derivedFrom": [f"{up}dna/governance.md"],
-                },
-                **engine,
+            arguments = {
+                "docKind": kind,
+                "path": path,
+                "title": f"Probe {kind}",
+                "purpose": "A probe document written by the corpus tier.",
+                "derivedFrom": [f"{up}dna/governance.md"],
+            }
+            snapshot = bank.refresh()
+            known = (
+                *declared_values(snapshot.contract, "doc_kind"),
+                *used_values(snapshot, "doc_kind"),
             )
+            if kind not in known:
+                # issue 14: a kind this bank neither declares nor uses is refused
+                with pytest.raises(RefusalError) as caught:
+                    write_calls.create(bank, arguments, **engine)
+                assert caught.value.refusal.rule == "value-not-declared", (name, kind)
+                continue
+            result = write_calls.create(bank, arguments, **engine)
             assert result["created"] is True, (name, path)
             assert len(result["registeredIn"]) == 1, (name, path)
             index = read(root, result["registeredIn"][0])

@@ -32,8 +32,8 @@ import pytest
 
 import mbank.journal as journal
 from mbank.budget import ServerProcess
-from mbank.shipped_files import seed_files
 from mbank.model import RefusalError
+from mbank.shipped_files import seed_files
 
 pytestmark = pytest.mark.concurrency
 

@@ -2,7 +2,9 @@
 
 - A state machine: from a bank seeded by `bank_init`, random write intents, valid and invalid
   (create, edit, update_section, rewrite, set_status, set_field, promote, discard, undo; real
-  runs and dry runs). After every step: a refusal, a dry run or a no-op changed no byte
+  runs and dry runs), governance writes (always refused over MCP, issue 14), list-field writes
+  and undo chains (N undos restore the bank as it was N writes ago, byte for byte). After
+  every step: a refusal, a dry run or a no-op changed no byte
   (`.mbank/` included); the set of error findings never grows (invariant 2); the bank, built
   only through mbank from zero findings, still has zero findings (invariant 1); the journal
   grew by exactly one record per accepted change, carrying the result's `journalId`; no WAL
@@ -25,6 +27,7 @@ stay near 30 s. Examples per test are scaled down from the profile for the same 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import posixpath
 import shutil
@@ -112,6 +115,7 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     "set_field": write_calls.set_field,
     "promote": write_calls.promote,
     "discard": write_calls.discard,
+    "set_list": write_calls.set_field,
 }
 
 TEXTS = [
@@ -125,6 +129,18 @@ TEXTS = [
     "emoji 🚀 and a tab\tinside",
     " ",
     "",
+]
+LIST_FIELDS = ["derived_from", "canonical_for", "must_not_define", "anchors", "tags"]
+LIST_VALUES = [
+    [],
+    ["../product/context.md"],
+    ["product/context.md"],
+    ["missing.md"],
+    ["shared_key"],
+    ["src/app.py", "docs"],
+    ["../../outside"],
+    ['["not", "a", "list"]'],
+    [" "],
 ]
 VALUES = ["platform", "a: b", "2026-09-14", "'quoted'", "#hash", "two\nlines", "", "Кириллица"]
 FIELDS = ["owner", "title", "purpose", "reviewed_on", "status", "canonical_for", "audience"]
@@ -194,6 +210,11 @@ def intent_strategy(
         if data.draw(st.booleans()):
             arguments["releaseCanonical"] = True
         return arguments
+    if tool == "set_list":
+        value: Any = data.draw(st.sampled_from(LIST_VALUES))
+        if data.draw(st.booleans(), label="as JSON"):
+            value = json.dumps(value)  # the CLI's VALUE
+        return {"path": path, "field": data.draw(st.sampled_from(LIST_FIELDS)), "value": value}
     if tool == "set_field":
         return {
             "path": path,
@@ -248,6 +269,9 @@ class WriteSession(RuleBasedStateMachine):
         self.clean = findings(snapshot) == ()
         self.records = len(journal.read_records(str(self.root)))
         self.accepted = 0
+        # (journal id, the bank before it) of each applied write an id-less undo may revert,
+        # newest last: the undo stack as the test sees it (issue 14)
+        self.stack: list[tuple[str, dict[str, Any]]] = []
         # The warnings accepted writes announced (`New warning <rule> on <path>: <message>`).
         self.announced: set[str] = set()
 
@@ -257,43 +281,56 @@ class WriteSession(RuleBasedStateMachine):
     def engine(self) -> dict[str, Any]:
         return {"clock": self.clock, "make_id": self.ids, "cwd": str(self.base)}
 
-    def attempt(self, label: str, call: Callable[[bool], dict[str, Any]], dry_run: bool) -> None:
+    def attempt(
+        self, label: str, call: Callable[[bool], dict[str, Any]], dry_run: bool
+    ) -> dict[str, Any] | None:
+        """Run one write and check the step's invariants; the result of an applied write."""
         before = tree_digest(self.root)
+        before_bytes = tree_bytes(self.root)
         try:
             result = call(dry_run)
         except RefusalError:
             self.outcomes[(label, "refused")] += 1
             assert tree_digest(self.root) == before, "a refusal changed the bank"
             assert len(journal.read_records(str(self.root))) == self.records
-            return
+            return None
         records = journal.read_records(str(self.root))
         outcome = "dry" if dry_run else "applied" if "journalId" in result else "no-op"
         self.outcomes[(label, outcome)] += 1
         if dry_run or "journalId" not in result:
             assert tree_digest(self.root) == before, "a dry run or a no-op changed the bank"
             assert len(records) == self.records
-            return
+            return None
         assert len(records) == self.records + 1, "not exactly one record for one change"
         assert records[-1].id == result["journalId"]
         self.records += 1
         self.accepted += 1
         self.announced.update(result.get("warnings", ()))
+        if label != "undo":
+            self.stack.append((result["journalId"], before_bytes))
+        return result
 
     @initialize()
     def start(self) -> None:
         assert self.clean, "a freshly seeded bank has no findings"
 
-    # Undo is one more "tool" beside the eight, so it is drawn as often as each of them; a
-    # dry run is one step in four.
+    # Undo, a chain of undos and a governance write are three more "tools" beside the nine,
+    # so each is drawn as often as each of them; a dry run is one step in four.
     @rule(
         data=st.data(),
-        tool=st.sampled_from([*sorted(TOOLS), "undo"]),
+        tool=st.sampled_from([*sorted(TOOLS), "undo", "undo_chain", "governance"]),
         dry_run=st.sampled_from([False, False, False, True]),
     )
     def write(self, data: st.DataObject, tool: str, dry_run: bool) -> None:
         self.serial += 1
         if tool == "undo":
             self.undo(data, dry_run)
+            return
+        if tool == "undo_chain":
+            self.undo_chain(data)
+            return
+        if tool == "governance":
+            self.governance_write(data, dry_run)
             return
         arguments = intent_strategy(data, self.bank.refresh(), tool, self.serial)
         self.attempt(
@@ -311,13 +348,65 @@ class WriteSession(RuleBasedStateMachine):
         if data.draw(st.booleans(), label="named"):
             ids = [record.id for record in journal.read_records(str(self.root))][1:]
             record_id = data.draw(st.sampled_from([*ids, "20260914T000000Z-ffffff"]))
-        self.attempt(
+        self.undo_once(record_id, dry_run)
+
+    def undo_once(self, record_id: str | None, dry_run: bool) -> None:
+        """One undo; an id-less one that applies reverts the top of the stack, byte for byte.
+        A named undo may re-apply or revert any write, so the stack is forgotten after it."""
+        result = self.attempt(
             "undo",
             lambda dry: run_undo(
                 self.bank, record_id=record_id, dry_run=dry, clock=self.clock, make_id=self.ids
             ),
             dry_run,
         )
+        if result is None:
+            return
+        if record_id is not None:
+            self.stack.clear()
+        elif self.stack:
+            undone, before = self.stack.pop()
+            assert result["undone"] == undone, "an undo reverted another write than the newest"
+            assert tree_bytes(self.root) == before, "an undo did not restore the bank"
+            self.outcomes[("undo", "restored")] += 1
+
+    def undo_chain(self, data: st.DataObject) -> None:
+        """N id-less undos in a row: each restores the bank as it was before its write."""
+        for _ in range(data.draw(st.integers(min_value=1, max_value=4), label="depth")):
+            self.serial += 1
+            self.undo_once(None, dry_run=False)
+
+    def governance_write(self, data: st.DataObject, dry_run: bool) -> None:
+        """A write to dna/ arriving over MCP (the runner's default): always refused, with
+        nothing written (issue 14)."""
+        self.serial += 1
+        snapshot = self.bank.refresh()
+        path = data.draw(st.sampled_from(sorted(p for p in snapshot.docs if p.startswith("dna/"))))
+        sections = [section.title for section in snapshot.docs[path].sections]
+        choices: list[tuple[str, dict[str, Any]]] = [
+            ("rewrite", {"path": path, "body": "# Anything\n\nAnything goes.\n"}),
+            ("set_field", {"path": path, "field": "purpose", "value": f"Whatever {self.serial}."}),
+            ("set_list", {"path": path, "field": "canonical_for", "value": [f"k{self.serial}"]}),
+            (
+                "create",
+                {
+                    "path": f"dna/extra-{self.serial}.md",
+                    "docKind": "governance",
+                    "title": "Extra",
+                    "purpose": "More rules.",
+                },
+            ),
+        ]
+        if sections:
+            content = {"section": sections[0], "content": "Anything.", "mode": "append"}
+            choices.append(("update_section", {"path": path, **content}))
+        tool, arguments = data.draw(st.sampled_from(choices))
+        before = tree_digest(self.root)
+        with pytest.raises(RefusalError) as caught:
+            TOOLS[tool](self.bank, dict(arguments), dry_run=dry_run, **self.engine())
+        assert caught.value.refusal.rule == "governance-protected", caught.value.refusal
+        assert tree_digest(self.root) == before
+        self.outcomes[("governance", "refused")] += 1
 
     @invariant()
     def errors_never_grow(self) -> None:
@@ -383,6 +472,8 @@ def test_random_writes_on_a_seeded_bank_keep_every_invariant(seeded_template: Pa
     for tool in [*TOOLS, "undo"]:
         assert done[(tool, "applied")] >= 1, (tool, sorted(done.items()))
         assert done[(tool, "refused")] >= 1, (tool, sorted(done.items()))
+    assert done[("governance", "refused")] >= 1 and done[("governance", "applied")] == 0
+    assert done[("undo", "restored")] >= 1
 
 
 # --------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ TOOL_NAMES = [
     "bank_set_field",
     "bank_promote",
     "bank_discard",
+    "bank_undo",
     "bank_search",
     "bank_changed",
     "bank_materialize_flows",
@@ -97,6 +98,7 @@ ANNOTATIONS: dict[str, tuple[str, bool | None, bool | None, bool | None]] = {
     "bank_set_field": ("Change one value in a document's frontmatter", False, True, None),
     "bank_promote": ("Promote a captured note out of quarantine", False, False, None),
     "bank_discard": ("Drop a captured note that is not worth keeping", False, False, True),
+    "bank_undo": ("Undo the newest write", False, False, True),
     "bank_search": ("Full-text search of document bodies", True, True, None),
     "bank_changed": ("What moved in the bank since a point in time", True, None, None),
     "bank_materialize_flows": ("Take ownership of the document templates", None, False, False),
@@ -180,7 +182,7 @@ def bank(tmp_path: Path) -> Path:
 # --------------------------------------------------------------------------------------------
 
 
-async def test_full_surface_lists_eighteen_tools_five_resources_five_prompts_in_order(
+async def test_full_surface_lists_nineteen_tools_five_resources_five_prompts_in_order(
     bank: Path,
 ) -> None:
     async with Client(server_on(bank)) as client:
@@ -1045,7 +1047,7 @@ def test_demo_walks_a_scripted_session_through_the_server(
         "tools: bank_init\n",
         "→ bank_init {",
         "surfaceOpened: true",
-        "tools now (18):",
+        "tools now (19):",
         "→ bank_route {",
         '"path": "domain/pricing.md"',
         '"section": "Formula"',

@@ -394,30 +394,27 @@ def test_a_table_row_entry_follows_the_title(tmp_path: Path) -> None:
         ),
         (
             "derived_from",
-            "field-list",
-            "derived_from is a list, and it carries governance. This tool sets one scalar value; "
-            "nothing in the server edits derived_from yet, so change it by hand and run "
-            "bank_validate.",
+            "value-not-list",
+            "derived_from is a list: pass value as a list of strings (on the command line, a JSON "
+            'array such as \'["a.md", "b.md"]\').',
         ),
         (
             "canonical_for",
-            "field-list",
-            "canonical_for is a list, and it carries governance. This tool sets one scalar "
-            "value; nothing in the server edits canonical_for yet, so change it by hand and run "
-            "bank_validate. Archiving gives the keys up: bank_set_status with releaseCanonical.",
+            "value-not-list",
+            "canonical_for is a list: pass value as a list of strings (on the command line, a JSON "
+            'array such as \'["a.md", "b.md"]\').',
         ),
         (
             "must_not_define",
-            "field-list",
-            "must_not_define is a list, and it carries governance. This tool sets one scalar "
-            "value; nothing in the server edits must_not_define yet, so change it by hand and "
-            "run bank_validate.",
+            "value-not-list",
+            "must_not_define is a list: pass value as a list of strings (on the command line, "
+            'a JSON array such as \'["a.md", "b.md"]\').',
         ),
         (
             "anchors",
-            "field-list",
-            "anchors is a list, and it carries governance. This tool sets one scalar value; "
-            "nothing in the server edits anchors yet, so change it by hand and run bank_validate.",
+            "value-not-list",
+            "anchors is a list: pass value as a list of strings (on the command line, a JSON "
+            'array such as \'["a.md", "b.md"]\').',
         ),
         ("bad key", "not-a-key", '"bad key" is not a frontmatter key.'),
         ("ключ", "not-a-key", '"ключ" is not a frontmatter key.'),
@@ -455,16 +452,19 @@ def test_an_undeclared_lifecycle_value_is_refused(writer: Writer, assert_unchang
             {"path": "features/FT-001/brief.md", "field": "delivery_status", "value": "shipped"},
         ) == (
             "value-not-declared",
-            '"shipped" is not a delivery_status this bank declares. Allowed: planned | '
-            "in_progress | done | cancelled (from dna/).",
+            'delivery_status "shipped" is neither declared in dna/ nor used by any document. '
+            "Allowed: planned | in_progress | done | cancelled. A new value is declared in "
+            "dna/frontmatter.md first.",
         )
         assert writer.refusal(
             SET,
             {"path": "adr/ADR-001-queue-choice.md", "field": "decision_status", "value": "maybe"},
         ) == (
             "value-not-declared",
-            '"maybe" is not a decision_status this bank declares. Allowed: proposed | accepted | '
-            "superseded | rejected (from dna/).",
+            'decision_status "maybe" is neither declared in dna/ nor used by any document. '
+            "Allowed: proposed | accepted | superseded | rejected | pending. A new value is "
+            "declared in "
+            "dna/frontmatter.md first.",
         )
     result = writer.call(
         SET, {"path": "features/FT-001/brief.md", "field": "delivery_status", "value": "cancelled"}
@@ -473,14 +473,23 @@ def test_an_undeclared_lifecycle_value_is_refused(writer: Writer, assert_unchang
 
 
 def test_lists_and_mappings_are_not_one_value(tmp_path: Path, assert_unchanged: Any) -> None:
+    # issue 14: a key holding a list takes a list; a mapping is not written at all
     writer = one_doc(tmp_path, "title: Doc\ntags:\n  - a\nmeta: {x: 1}\n")
     with assert_unchanged(writer.root):
-        for field in ("tags", "meta"):
-            assert writer.refusal(SET, {"path": "doc.md", "field": field, "value": "x"}) == (
-                "value-holds-list",
-                f"{field} in doc.md holds a list or a mapping, not one value. This tool sets "
-                "scalars only.",
-            )
+        assert writer.refusal(SET, {"path": "doc.md", "field": "tags", "value": "x"}) == (
+            "value-not-list",
+            "tags is a list: pass value as a list of strings (on the command line, a JSON "
+            'array such as \'["a.md", "b.md"]\').',
+        )
+        assert writer.refusal(SET, {"path": "doc.md", "field": "meta", "value": "x"}) == (
+            "value-holds-mapping",
+            "meta in doc.md holds a mapping, which this tool does not write: it sets one "
+            "value, or a list field to a list.",
+        )
+        assert writer.refusal(SET, {"path": "doc.md", "field": "title", "value": ["x"]}) == (
+            "value-holds-scalar",
+            "title in doc.md holds one value, not a list. Pass value as a string to set it.",
+        )
 
 
 def test_no_frontmatter_means_no_field(tmp_path: Path, assert_unchanged: Any) -> None:

@@ -95,6 +95,7 @@ def test_activation_without_derived_from_is_refused(writer: Writer, assert_uncha
 
 
 def test_a_root_document_activates_without_derived_from(writer: Writer) -> None:
+    writer.governance = True  # the root lives in dna/: a person's change (issue 14)
     writer.call(SET, {"path": "dna/principles.md", "status": "draft"})
     result = writer.call(SET, {"path": "dna/principles.md", "status": "active"})
     assert result["changed"] is True
@@ -124,13 +125,28 @@ def test_the_post_check_still_refuses_a_new_error(writer: Writer, assert_unchang
     )
 
 
-def test_an_undeclared_status_warns(writer: Writer) -> None:
+def test_an_undeclared_status_some_document_uses_warns(writer: Writer) -> None:
+    (writer.root / "old.md").write_text(
+        "---\ntitle: Old\ndoc_kind: domain\nstatus: retired\n---\n# Old\n"
+    )
     result = writer.call(SET, {"path": "orphan.md", "status": "retired"})
     assert result["warnings"] == [
         'status "retired" is not among the values declared in dna/.',
         'New warning unknown-enum-value on orphan.md: status: "retired" is not among the '
         "values declared in dna/ (active, archived, draft).",
     ]
+
+
+def test_a_status_neither_declared_nor_used_is_refused(
+    writer: Writer, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(writer.root):
+        assert writer.refusal(SET, {"path": "orphan.md", "status": "published"}) == (
+            "value-not-declared",
+            'status "published" is neither declared in dna/ nor used by any document. '
+            "Allowed: draft | active | archived. A new value is declared in "
+            "dna/frontmatter.md first.",
+        )
 
 
 def test_the_inbox_is_moved_by_promote_or_discard(writer: Writer, assert_unchanged: Any) -> None:
@@ -368,7 +384,12 @@ def test_every_kind_of_status_plan(base: Writer, snapshot: Any, name: str) -> No
     (root / "crlf.md").write_bytes((crlf + "# Crlf\n").replace("\n", "\r\n").encode())
     principles = root / "dna" / "principles.md"
     principles.write_text(principles.read_text().replace("status: active", "status: draft"))
+    # issue 14: an undeclared status is accepted (with a warning) only once a document uses it
+    (root / "legacy.md").write_text(f'---\ntitle: Legacy\n{head}status: "true"\n---\n# L\n')
+    (root / "retired.md").write_text(f"---\ntitle: Retired\n{head}status: retired\n---\n# R\n")
     arguments = GALLERY[name]
     if name == "root-activates":
+        # the root lives in dna/: a person's change, which shows its validation delta
+        base.governance = True
         arguments = {"path": "dna/principles.md", "status": "active"}
     assert base.planned(gate_and_plan, TOOL, arguments) == snapshot

@@ -40,7 +40,7 @@ def mbank(cwd: Path, *args: str) -> StdioServerParameters:
     )
 
 
-async def test_bare_form_handshake_lists_eighteen_tools_routes_and_refuses(
+async def test_bare_form_handshake_lists_nineteen_tools_routes_and_refuses(
     tmp_path: Path,
 ) -> None:
     root = copy_fixture(tmp_path / "memory_bank", overlay=False)
@@ -58,7 +58,7 @@ async def test_bare_form_handshake_lists_eighteen_tools_routes_and_refuses(
     assert capabilities.tools is not None and capabilities.tools.list_changed is True
     assert capabilities.resources is not None and capabilities.resources.list_changed is True
     assert capabilities.prompts is not None and capabilities.prompts.list_changed is True
-    assert len(tools) == 18
+    assert len(tools) == 19
     assert not routed.is_error
     assert routed.structured_content is not None
     assert routed.structured_content["results"][0]["path"] == "domain/rules.md"
@@ -90,7 +90,7 @@ async def test_init_over_the_wire_opens_the_surface_for_a_handshake_era_client(
     assert not result.is_error
     assert result.structured_content is not None
     assert result.structured_content["surfaceOpened"] is True
-    assert len(after) == 18 and len(resources) == 5
+    assert len(after) == 19 and len(resources) == 5
     assert (tmp_path / "memory_bank" / "dna").is_dir()
 
 
@@ -110,4 +110,4 @@ async def test_init_over_the_wire_opens_the_surface_for_a_2026_client(tmp_path: 
     assert before == ["bank_init"]
     assert not result.is_error
     assert isinstance(events[0], ToolsListChanged)
-    assert len(after) == 18
+    assert len(after) == 19

@@ -122,13 +122,39 @@ def test_an_undo_dry_run_prints_the_diff_and_writes_nothing(
     assert "--- a/domain/terms.md\n+++ /dev/null\n" in result["diff"]
 
 
-def test_undo_of_an_undo_reapplies_the_original(session: Session) -> None:
+def test_undo_of_an_undo_by_id_reapplies_the_original(session: Session) -> None:
+    # issue 14: an undo without an id never targets an undo; naming one re-applies its write
     session.promote()
     after_promote = tree_bytes(session.root)
     first = session.undo()
-    second = session.undo()
+    second = session.undo(first["journalId"])
     assert second["undone"] == first["journalId"] and second["tool"] == "undo"
     assert tree_bytes(session.root) == after_promote
+
+
+def test_a_second_undo_reverts_the_write_before_not_the_first_undo(session: Session) -> None:
+    pre = tree_bytes(session.root)
+    promoted = session.promote()
+    after_promote = tree_bytes(session.root)
+    created = session.create("domain/a.md")
+    first = session.undo()
+    assert first["undone"] == created and tree_bytes(session.root) == after_promote
+    second = session.undo()
+    assert second["undone"] == promoted and tree_bytes(session.root) == pre
+
+
+def test_undo_when_every_write_is_undone_is_refused(
+    session: Session, assert_unchanged: Any
+) -> None:
+    session.promote()
+    session.undo()
+    with assert_unchanged(session.root), pytest.raises(RefusalError) as caught:
+        session.undo()
+    assert (caught.value.refusal.rule, caught.value.refusal.message) == (
+        "undo-nothing-left",
+        "Nothing to undo: every write in the journal is already undone. To re-apply one, "
+        "undo its undo by id (memorybank://journal, or mbank history, lists them).",
+    )
 
 
 def test_undo_of_a_named_record(session: Session) -> None:
@@ -190,8 +216,8 @@ def test_undo_of_a_record_already_undone_is_refused(
 def test_a_record_whose_undo_was_undone_can_be_undone_again(session: Session) -> None:
     pre = tree_bytes(session.root)
     promoted = session.promote()
-    session.undo()
-    session.undo()
+    first = session.undo()
+    session.undo(first["journalId"])
     result = session.undo(promoted)
     assert result["undone"] == promoted
     assert tree_bytes(session.root) == pre
@@ -408,8 +434,8 @@ def test_undo_keeps_a_created_directory_that_holds_something_else_now(session: S
 def test_undo_of_that_undo_recreates_the_directories_and_names_them(session: Session) -> None:
     _open_section(session)
     after = tree_bytes(session.root)
-    session.undo()
-    session.undo()
+    first = session.undo()
+    session.undo(first["journalId"])
     assert tree_bytes(session.root) == after
     assert journal.read_records(str(session.root))[-1].dirs == ("epics", "epics/EP-01")
 

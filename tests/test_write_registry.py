@@ -50,7 +50,7 @@ def exported_write_tools() -> set[str]:
 def test_every_reducer_that_declares_a_write_tool_is_in_the_registry_once() -> None:
     listed = {tool.gate_and_plan.__module__.rsplit(".", 1)[-1] for tool in registry.WRITE_TOOLS}
     assert listed == exported_write_tools()
-    assert len(registry.BY_NAME) == len(registry.BY_COMMAND) == len(registry.WRITE_TOOLS) == 10
+    assert len(registry.BY_NAME) == len(registry.BY_COMMAND) == len(registry.WRITE_TOOLS) == 11
 
 
 @pytest.mark.parametrize("tool", registry.WRITE_TOOLS, ids=lambda tool: tool.name)

@@ -289,7 +289,7 @@ def plan_session(snapshot: Snapshot) -> list[Step]:
             "bank_set_field",
             {"path": target.path, "field": "canonical_for", "value": "k"},
             "refuse",
-            "field-list",
+            "value-not-list",
         ),
         Step(
             "bank_set_field",
