@@ -209,6 +209,24 @@ def is_routable(doc: Doc) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
+class IndexState(msgspec.Struct, array_like=True):
+    """Everything `SearchIndex.sync` builds, as the projection cache keeps it between
+    processes. Each document is keyed by (mtime_ns, size, sha256) in `docs`, so `sync` against
+    a snapshot re-indexes exactly what differs: the state can be old, never wrong."""
+
+    postings: dict[str, dict[str, int]]
+    indexed: dict[str, tuple[int, int]]
+    bodies: dict[str, str]
+    docs: dict[str, DocInfo]
+    routable: set[str]
+    purpose_postings: dict[str, set[str]]
+    title_postings: dict[str, set[str]]
+    key_postings: dict[str, dict[str, tuple[int, ...]]]
+    section_postings: dict[str, dict[str, tuple[int, ...]]]
+    header_stems: dict[str, int]
+    header_words: dict[str, set[str]]
+
+
 class SearchIndex:
     """Body postings and header words of one bank, synced incrementally against snapshots."""
 
@@ -239,6 +257,38 @@ class SearchIndex:
         self._bridge: dict[str, tuple[str, ...]] | None = None
         self._memo_for: tuple[Snapshot | None, int] = (None, -1)
         self._memo: dict[str, Any] = {}
+
+    # -- persistence (mbank.projection_cache) -----------------------------------------------
+
+    def export_state(self) -> msgspec.Raw:
+        """The index's state, encoded for the projection cache."""
+        state = IndexState(
+            self.postings,
+            self.indexed,
+            self.bodies,
+            self.docs,
+            self.routable,
+            self.purpose_postings,
+            self.title_postings,
+            self.key_postings,
+            self.section_postings,
+            self.header_stems,
+            self.header_words,
+        )
+        return msgspec.Raw(msgspec.msgpack.encode(state))
+
+    @classmethod
+    def from_state(cls, raw: msgspec.Raw) -> SearchIndex | None:
+        """An index holding a persisted state (sync it before use), or None if undecodable."""
+        try:
+            state = msgspec.msgpack.decode(raw, type=IndexState)
+        except (msgspec.DecodeError, ValueError, RecursionError):
+            return None
+        index = cls()
+        for field in IndexState.__struct_fields__:
+            setattr(index, field, getattr(state, field))
+        index.version = 1
+        return index
 
     # -- sync -------------------------------------------------------------------------------
 

@@ -136,9 +136,10 @@ class BankService:
     """
 
     def __init__(self, root: str, engine: Mapping[str, Any] | None = None) -> None:
+        from mbank.projection_cache import cache_for
         from mbank.search import SearchIndex
 
-        self.bank = Bank(root)
+        self.bank = Bank(root, cache=cache_for(os.path.realpath(root)))
         self.index = SearchIndex()
         self.lock = threading.Lock()
         self.engine = dict(engine or {})
@@ -190,14 +191,20 @@ class BankService:
         return where_did_it_go(self.bank.root, path)
 
     def warm(self) -> None:
-        """Refresh once and build the search index, so the first call is warm (04 §6.2)."""
+        """Refresh once and build the search index, so the first call is warm (04 §6.2); the
+        projection cache supplies what it can and is rewritten, unlocked, if anything moved."""
+        from mbank.projection_cache import warm_start
+
+        pending: bytes | None = None
         try:
             with self.lock:
-                self.index.sync(self.bank.refresh())
+                self.index, pending = warm_start(self.bank, self.index)
         except Exception:  # a warm-up must never take the server down
             log.exception("warming the bank failed")
         finally:
             self.warmed.set()
+        if pending is not None and self.bank.cache is not None:
+            self.bank.cache.write(pending)
 
 
 def _plain(value: Any) -> dict[str, Any]:
