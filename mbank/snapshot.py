@@ -118,8 +118,18 @@ def _read(absolute: str) -> tuple[Facts, bytes] | None:
         os.close(descriptor)
 
 
-def _same(raw: bytes, doc: Doc) -> bool:
-    return sha256_hex(raw) == doc.sha256
+def _load(path: str, absolute: str, cached: _Cached | None, read_from: int) -> _Cached | None:
+    """Read and parse one document; a racy one re-read with the same bytes keeps its record
+    (the snapshot stays as it was). None when it cannot be read."""
+    loaded = _read(absolute)
+    if loaded is None:
+        return None
+    facts, raw = loaded
+    racy = is_racy(facts[2], read_from)
+    if cached is not None and cached.facts == facts and sha256_hex(raw) == cached.doc.sha256:
+        return cached if racy else _Cached(facts, cached.doc, cached.text)
+    result = parse_document(path, raw, facts[0], facts[1])
+    return _Cached(facts, result.doc, result.text, racy)
 
 
 def is_racy(ctime_ns: int, read_from_ns: int) -> bool:
@@ -171,9 +181,17 @@ class Bank:
                 cached = self._cache.get(path)
                 if cached is not None or path in persisted:
                     try:
-                        facts = _facts(entry.stat(follow_symlinks=False))
+                        info = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
+                    # `_facts`, inlined: this line runs once per document on every refresh
+                    facts = (
+                        info.st_mtime_ns,
+                        info.st_size,
+                        info.st_ctime_ns,
+                        info.st_ino,
+                        info.st_dev,
+                    )
                     if cached is not None and facts == cached.facts and not cached.racy:
                         seen[path] = cached
                         continue
@@ -183,19 +201,12 @@ class Bank:
                             seen[path] = _Cached(facts, stored.doc, stored.text, False)
                             changed = True
                             continue
-                loaded = _read(os.path.join(directory, entry.name))
-                if loaded is None:
-                    continue
-                facts, raw = loaded
-                racy = is_racy(facts[2], read_from)
-                # A racy document re-read: the same bytes keep the snapshot as it was.
-                if cached is not None and cached.facts == facts and _same(raw, cached.doc):
-                    seen[path] = cached if racy else _Cached(facts, cached.doc, cached.text)
-                    continue
-                result = parse_document(path, raw, facts[0], facts[1])
-                seen[path] = _Cached(facts, result.doc, result.text, racy)
-                parsed += 1
-                changed = True
+                loaded = _load(path, os.path.join(directory, entry.name), cached, read_from)
+                if loaded is not None:
+                    seen[path] = loaded
+                    if loaded.doc is not (cached.doc if cached is not None else None):
+                        parsed += 1
+                        changed = True
         if not changed and len(seen) != len(self._cache):
             changed = True  # a document vanished (every path seen was cached and unchanged)
         self._cache = seen
