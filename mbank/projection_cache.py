@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 FORMAT = 1
 MAGIC = b"MBANKPC\x01"
 DIGEST_SIZE = 32
-NIL = b"\xc0"
+LENGTH_SIZE = 8
+Part = bytes | memoryview
 NO_CACHE_ENV = "MBANK_NO_CACHE"
 CACHE_ENV = "XDG_CACHE_HOME"
 
@@ -74,13 +75,6 @@ class _Header(msgspec.Struct, frozen=True, array_like=True):
     version: str
     code: str
     real_root: str
-
-
-class _Payload(msgspec.Struct, frozen=True, array_like=True):
-    files: list[PersistedFile]
-    # The search index's state (`mbank.search.IndexState`), decoded only when asked for;
-    # msgpack's nil when there is none.
-    index: msgspec.Raw
 
 
 # Frontmatter values msgpack would not give back as they were (a date comes back a string)
@@ -248,47 +242,66 @@ class ProjectionCache:
             _debug(f"{self.path}: {why}")
 
     def _accept(self, data: bytes) -> str | None:
-        """Adopt `data` when every check passes; else say why not (nothing is adopted)."""
+        """Adopt `data` when every check passes; else say why not (nothing is adopted).
+
+        The file: MAGIC, the sha256 of the rest, then three parts each after its length (a
+        header, the documents, the index state), so a foreign file costs no decoding and the
+        index state is kept undecoded until it is asked for.
+        """
         head = len(MAGIC) + DIGEST_SIZE
         if len(data) < head or data[: len(MAGIC)] != MAGIC:
             return "not a cache of this format"
         view = memoryview(data)[head:]
         if hashlib.sha256(view).digest() != data[len(MAGIC) : head]:
             return "damaged or truncated"
-        # The header comes first, with its length, so a foreign file costs no decoding.
-        size = int.from_bytes(view[:4], "big")
+        parts: list[memoryview] = []
+        while view:
+            size = int.from_bytes(view[:LENGTH_SIZE], "big")
+            parts.append(view[LENGTH_SIZE : LENGTH_SIZE + size])
+            view = view[LENGTH_SIZE + size :]
+        if len(parts) != 3:
+            return "not a cache of this format"
         try:
-            header = msgspec.msgpack.decode(view[4 : 4 + size], type=_Header)
-            if header != self._expected():
+            if msgspec.msgpack.decode(parts[0], type=_Header) != self._expected():
                 return "written by another version of mbank or for another bank"
-            decoder = msgspec.msgpack.Decoder(_Payload, ext_hook=_from_extension)
-            payload = decoder.decode(view[4 + size :])
+            decoder = msgspec.msgpack.Decoder(list[PersistedFile], ext_hook=_from_extension)
+            files = decoder.decode(parts[1])
         except (msgspec.DecodeError, ValueError, RecursionError) as exc:
             return f"undecodable: {exc}"
-        self._files = {entry.path: entry for entry in payload.files}
-        self._index = None if bytes(payload.index) == NIL else payload.index
+        self._files = {entry.path: entry for entry in files}
+        self._index = msgspec.Raw(parts[2]) if parts[2] else None
         self.status = "used"
         return None
 
-    def encode(self, files: Mapping[str, PersistedFile], index: msgspec.Raw | None) -> bytes | None:
-        """The cache's payload (done while the bank is locked: `files` and `index` must hold
+    def release(self) -> None:
+        """Drop what was loaded (the index state holds the whole file's buffer)."""
+        self._files = {}
+        self._index = None
+
+    def encode(
+        self, files: Mapping[str, PersistedFile], index: msgspec.Raw | None
+    ) -> list[Part] | None:
+        """The cache's parts (done while the bank is locked: `files` and `index` must hold
         still), or None when something in it cannot be encoded."""
         try:
-            state = msgspec.Raw(NIL) if index is None else index
             header = msgspec.msgpack.encode(self._expected())
-            body = msgspec.msgpack.encode(_Payload(list(files.values()), state))
-            return len(header).to_bytes(4, "big") + header + body
+            documents = msgspec.msgpack.encode(list(files.values()))
         except (TypeError, ValueError, OverflowError, RecursionError) as exc:
             self.status = f"not saved ({exc})"
             return None
+        return [header, documents, memoryview(index) if index is not None else b""]
 
     def save(self, files: Mapping[str, PersistedFile], index: msgspec.Raw | None) -> bool:
         """Encode and write the cache; False when it could not be."""
-        payload = self.encode(files, index)
-        return payload is not None and self.write(payload)
+        parts = self.encode(files, index)
+        return parts is not None and self.write(parts)
 
-    def write(self, payload: bytes) -> bool:
+    def write(self, parts: list[Part]) -> bool:
         """Write the cache whole (temporary file, then rename); False when it could not be."""
+        digest = hashlib.sha256()
+        for part in parts:
+            digest.update(len(part).to_bytes(LENGTH_SIZE, "big"))
+            digest.update(part)
         directory = os.path.dirname(self.path)
         temporary = f"{self.path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
@@ -297,8 +310,10 @@ class ProjectionCache:
             try:
                 with os.fdopen(descriptor, "wb", closefd=True) as handle:
                     handle.write(MAGIC)
-                    handle.write(hashlib.sha256(payload).digest())
-                    handle.write(payload)
+                    handle.write(digest.digest())
+                    for part in parts:
+                        handle.write(len(part).to_bytes(LENGTH_SIZE, "big"))
+                        handle.write(part)
             except BaseException:
                 os.unlink(temporary)
                 raise
@@ -324,7 +339,7 @@ def cache_for(real_root: str, environ: Mapping[str, str] | None = None) -> Proje
     return ProjectionCache(real_root, mbank_version(), directory)
 
 
-def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, bytes | None]:
+def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] | None]:
     """Refresh `bank` and bring `index` up to date with it, from the projection cache where it
     can be (called with the bank locked).
 
@@ -347,6 +362,8 @@ def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, bytes | Non
                 index = persisted
         touched = index.sync(snapshot)
         index.route_forms()  # what a first route call would otherwise build (kept in the cache)
+        if cache is not None:
+            cache.release()
     finally:
         if collecting:
             gc.enable()

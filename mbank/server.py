@@ -193,9 +193,9 @@ class BankService:
     def warm(self) -> None:
         """Refresh once and build the search index, so the first call is warm (04 §6.2); the
         projection cache supplies what it can and is rewritten, unlocked, if anything moved."""
-        from mbank.projection_cache import warm_start
+        from mbank.projection_cache import Part, warm_start
 
-        pending: bytes | None = None
+        pending: list[Part] | None = None
         try:
             with self.lock:
                 self.index, pending = warm_start(self.bank, self.index)
@@ -204,7 +204,8 @@ class BankService:
         finally:
             self.warmed.set()
         if pending is not None and self.bank.cache is not None:
-            self.bank.cache.write(pending)
+            # Not a daemon: a session that ends now still leaves the cache for the next one.
+            threading.Thread(target=self.bank.cache.write, args=(pending,)).start()
 
 
 def _plain(value: Any) -> dict[str, Any]:

@@ -370,3 +370,20 @@ def test_frontmatter_values_travel_exactly_or_the_document_is_reparsed() -> None
     assert decoder.decode(msgspec.msgpack.encode(entry)).doc == original
     for unportable in ({"t": (1, 2)}, {"s": {1, 2}}, {"huge": 2**64}, {"deep": [{"x": {3}}]}):
         assert portable_doc(msgspec.structs.replace(doc, data=unportable)) is None
+
+
+def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
+    snapshot, index = fresh(fixture_plus)
+    index.route_forms()
+    loaded = SearchIndex.from_state(index.export_state())
+    assert loaded is not None
+    built = ("postings", "indexed", "bodies", "docs", "routable", "purpose_postings")
+    built += ("title_postings", "key_postings", "section_postings", "header_stems")
+    for field in (*built, "header_words", "form_of"):
+        assert getattr(loaded, field) == getattr(index, field), field
+    assert loaded.sorted_tokens() == index.sorted_tokens()
+    for key in ("postings", "key_postings", "bodies"):  # the order a build made, kept
+        assert list(getattr(loaded, key)) == list(getattr(index, key))
+    assert loaded.sync(snapshot) == 0
+    assert answers(snapshot, loaded) == answers(snapshot, index)
+    assert SearchIndex.from_state(msgspec.Raw(b"\x93\x01\x02\x03")) is None
