@@ -33,6 +33,7 @@ import hashlib
 import os
 import secrets
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -203,6 +204,9 @@ class ProjectionCache:
         self._code: str | None = None
         self._files: dict[str, PersistedFile] | None = None
         self._index: msgspec.Raw | None = None
+        self._prefetch: threading.Thread | None = None
+        # what `_read` found: the checked file, or the status saying why there is none
+        self._read_result: bytes | str = b""
 
     @property
     def code(self) -> str:
@@ -226,15 +230,42 @@ class ProjectionCache:
         self.files()
         return self._index
 
-    def _load(self) -> None:
+    def prefetch(self) -> None:
+        """Read the file and check its digest on a thread. Both release the GIL, so at
+        process start they overlap the imports and the MCP handshake; decoding waits."""
+        if self._prefetch is None and self._files is None:
+            self._prefetch = threading.Thread(target=self._read, name="mbank-cache-read")
+            self._prefetch.daemon = True
+            self._prefetch.start()
+
+    def _read(self) -> None:
         try:
             with open(self.path, "rb") as handle:
                 data = handle.read()
         except FileNotFoundError:
-            self.status = "missing"
+            self._read_result = "missing"
             return
         except OSError as exc:
-            self.status = f"ignored (unreadable: {exc.strerror})"
+            self._read_result = f"ignored (unreadable: {exc.strerror})"
+            return
+        head = len(MAGIC) + DIGEST_SIZE
+        if len(data) < head or data[: len(MAGIC)] != MAGIC:
+            self._read_result = "ignored (not a cache of this format)"
+        elif hashlib.sha256(memoryview(data)[head:]).digest() != data[len(MAGIC) : head]:
+            self._read_result = "ignored (damaged or truncated)"
+        else:
+            self._read_result = data
+
+    def _load(self) -> None:
+        if self._prefetch is None:
+            self._read()
+        else:
+            self._prefetch.join()
+            self._prefetch = None
+        data, self._read_result = self._read_result, b""
+        if isinstance(data, str):
+            self.status = data
+            _debug(f"{self.path}: {data}")
             return
         why = self._accept(data)
         if why is not None:
@@ -242,18 +273,14 @@ class ProjectionCache:
             _debug(f"{self.path}: {why}")
 
     def _accept(self, data: bytes) -> str | None:
-        """Adopt `data` when every check passes; else say why not (nothing is adopted).
+        """Adopt `data` (its magic and digest checked by `_read`) when every check passes;
+        else say why not (nothing is adopted).
 
         The file: MAGIC, the sha256 of the rest, then three parts each after its length (a
         header, the documents, the index state), so a foreign file costs no decoding and the
         index state is kept undecoded until it is asked for.
         """
-        head = len(MAGIC) + DIGEST_SIZE
-        if len(data) < head or data[: len(MAGIC)] != MAGIC:
-            return "not a cache of this format"
-        view = memoryview(data)[head:]
-        if hashlib.sha256(view).digest() != data[len(MAGIC) : head]:
-            return "damaged or truncated"
+        view = memoryview(data)[len(MAGIC) + DIGEST_SIZE :]
         parts: list[memoryview] = []
         while view:
             size = int.from_bytes(view[:LENGTH_SIZE], "big")
@@ -336,7 +363,9 @@ def cache_for(real_root: str, environ: Mapping[str, str] | None = None) -> Proje
         return None
     from mbank.journal import mbank_version
 
-    return ProjectionCache(real_root, mbank_version(), directory)
+    cache = ProjectionCache(real_root, mbank_version(), directory)
+    cache.prefetch()
+    return cache
 
 
 def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] | None]:
