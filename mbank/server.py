@@ -313,7 +313,9 @@ class WarmAfterHandshake:
         result = await call_next(ctx)
         if not self.started and getattr(ctx, "method", "initialize") != "initialize":
             self.started = True
-            threading.Thread(target=self.service.warm, name="mbank-warm", daemon=True).start()
+            # Not a daemon: a session that ends (stdin closed) while the warm-up still runs
+            # waits for it, so the projection cache it writes is there for the next session.
+            threading.Thread(target=self.service.warm, name="mbank-warm", daemon=False).start()
         return result
 
 
