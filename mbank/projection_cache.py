@@ -376,6 +376,8 @@ def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] 
     reconciles with the snapshot. Returns the index to keep and, when anything was parsed or
     indexed anew, the payload to write with `bank.cache.write` once the lock is released.
     """
+    from mbank.search_state import export_state, index_from_state
+
     # Millions of small objects are made here and all of them live on: the cyclic collector
     # would walk the growing heap again and again for nothing (half the time at 10,000
     # documents), so it waits until they are built.
@@ -386,7 +388,7 @@ def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] 
         cache = bank.cache
         if cache is not None and not index.docs:
             state = cache.index_state()
-            persisted = None if state is None else type(index).from_state(state)
+            persisted = None if state is None else index_from_state(state)
             if persisted is not None:
                 index = persisted
         touched = index.sync(snapshot)
@@ -401,4 +403,4 @@ def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] 
     ):
         return index, None
     bank.parsed_since_persisted = 0
-    return index, cache.encode(bank.persisted_files(), index.export_state())
+    return index, cache.encode(bank.persisted_files(), export_state(index))

@@ -31,6 +31,7 @@ from mbank.projection_cache import (
 from mbank.read import read
 from mbank.route import route
 from mbank.search import SearchIndex, search
+from mbank.search_state import export_state, index_from_state
 from mbank.snapshot import RACY_NS, Bank, is_racy
 
 AGED = RACY_NS / 1e9 * 1.5  # seconds after which every file written so far is past "racy"
@@ -375,7 +376,7 @@ def test_frontmatter_values_travel_exactly_or_the_document_is_reparsed() -> None
 def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
     snapshot, index = fresh(fixture_plus)
     index.route_forms()
-    loaded = SearchIndex.from_state(index.export_state())
+    loaded = index_from_state(export_state(index))
     assert loaded is not None
     built = ("postings", "indexed", "bodies", "docs", "routable", "purpose_postings")
     built += ("title_postings", "key_postings", "section_postings", "header_stems")
@@ -386,4 +387,4 @@ def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
         assert list(getattr(loaded, key)) == list(getattr(index, key))
     assert loaded.sync(snapshot) == 0
     assert answers(snapshot, loaded) == answers(snapshot, index)
-    assert SearchIndex.from_state(msgspec.Raw(b"\x93\x01\x02\x03")) is None
+    assert index_from_state(msgspec.Raw(b"\x93\x01\x02\x03")) is None
