@@ -47,7 +47,7 @@ from bench.reads_speed import ROWS as READS_ROWS
 from bench.reads_speed import reads_route, reads_search
 from bench.route_quality import RUN_ROWS, run_metric
 from bench.startup import ROWS as STARTUP_ROWS
-from bench.startup import mcp_route_in_process, mcp_stdio_startup, tools_list_size
+from bench.startup import cold_start, mcp_route_in_process, mcp_stdio_startup, tools_list_size
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
@@ -718,7 +718,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(cli_startup, (Row("cli_startup", 'CLI `mbank route "<q>"` (median of 5)', "ms"),)),
     *(
         Metric(f, tuple(Row(*r) for r in STARTUP_ROWS[f.__name__]))
-        for f in (mcp_stdio_startup, mcp_route_in_process, tools_list_size)
+        for f in (mcp_stdio_startup, cold_start, mcp_route_in_process, tools_list_size)
     ),
 )
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -48,6 +49,53 @@ def spawn_to_answers(root: Path, runs: int = RUNS) -> tuple[list[float], list[fl
             server.request("tools/list")
             first_list.append((time.perf_counter() - server.started) * 1e3)
     return initialize, first_list
+
+
+def import_mcp_times(runs: int = RUNS) -> list[float]:
+    """Wall milliseconds of `python -c "import mcp"`: the floor every MCP server pays."""
+    samples: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import mcp"], check=True)
+        samples.append((time.perf_counter() - started) * 1e3)
+    return samples
+
+
+def _peak_rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        line = next(line for line in status if line.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+
+
+def spawn_to_first_route(root: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(ms from spawn to the first `bank_route` answer, the server's peak RSS in MiB)."""
+    from mbank.budget import ServerProcess
+
+    with ServerProcess(["--root", str(root)], cwd=str(REPO_ROOT), env=env) as server:
+        server.initialize(client="mbank-bench")
+        answer = server.request(
+            "tools/call", {"name": "bank_route", "arguments": {"question": QUESTION}}
+        )
+        elapsed = (time.perf_counter() - server.started) * 1e3
+        if answer.get("isError"):
+            raise RuntimeError(str(answer))
+        return elapsed, _peak_rss_mib(server.process.pid)
+
+
+def cold_start_samples(root: Path, runs: int = RUNS) -> dict[str, list[float]]:
+    """Spawn → first route of a first session (empty cache: it builds and writes it), of a
+    second session (the cache it left), and with the cache off (0.1.0's path), with RSS."""
+    found: dict[str, list[float]] = {
+        key: [] for key in ("first", "second", "off", "rss_first", "rss_second", "rss_off")
+    }
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="mbank-cold-") as cache:
+            env = {**os.environ, "XDG_CACHE_HOME": cache}
+            for label, extra in (("first", {}), ("second", {}), ("off", {"MBANK_NO_CACHE": "1"})):
+                elapsed, rss = spawn_to_first_route(root, {**env, **extra})
+                found[label].append(elapsed)
+                found[f"rss_{label}"].append(rss)
+    return found
 
 
 def cli_route_times(root: Path, runs: int = RUNS) -> list[float]:
@@ -108,6 +156,28 @@ def mcp_stdio_startup(ctx: Any) -> dict[str, Any]:
     }
 
 
+def cold_start(ctx: Any) -> dict[str, Any]:
+    """Issue 17's row: spawn → first `bank_route` answer of a first and a second session and
+    with the cache off, `import mcp` in a bare interpreter beside them, and peak RSS."""
+    from bench.run import Stat
+
+    runs = RUNS * ctx.repeat
+    found = cold_start_samples(ctx.target.root, runs)
+    stats = {
+        "cold_import_mcp": Stat("ms", import_mcp_times(runs)),
+        **{f"cold_{label}": Stat("ms", found[label]) for label in ("first", "second", "off")},
+        **{
+            f"cold_rss_{label}": Stat("MiB", found[f"rss_{label}"])
+            for label in ("first", "second", "off")
+        },
+    }
+    floor = statistics.median(stats["cold_import_mcp"].samples)
+    stats["cold_second_over_mcp"] = Stat(
+        "ms", [statistics.median(found["second"]) - floor], note="second − import mcp (medians)"
+    )
+    return stats
+
+
 def mcp_route_in_process(ctx: Any) -> dict[str, Any]:
     """`bank_route` through the in-process MCP client, p50 / p95 of 200."""
     from bench.run import Stat
@@ -131,6 +201,16 @@ ROWS: dict[str, tuple[tuple[str, str, str, bool], ...]] = {
     "mcp_stdio_startup": (
         ("mcp_initialize", "MCP stdio: spawn → initialize answer (median of 5)", "ms", False),
         ("mcp_first_tools_list", "MCP stdio: spawn → first tools/list (median of 5)", "ms", False),
+    ),
+    "cold_start": (
+        ("cold_import_mcp", "cold start: `python -c 'import mcp'` (the floor)", "ms", False),
+        ("cold_first", "cold start: spawn → first route, first session (builds)", "ms", False),
+        ("cold_second", "cold start: spawn → first route, second session (cache)", "ms", False),
+        ("cold_off", "cold start: spawn → first route, --no-cache (0.1.0's path)", "ms", False),
+        ("cold_second_over_mcp", "cold start: second session − import mcp", "ms", False),
+        ("cold_rss_first", "cold start: server peak RSS, first session", "MiB", False),
+        ("cold_rss_second", "cold start: server peak RSS, second session", "MiB", False),
+        ("cold_rss_off", "cold start: server peak RSS, --no-cache", "MiB", False),
     ),
     "mcp_route_in_process": (
         ("mcp_route", "bank_route via in-process MCP client (p50 / p95 of 200)", "ms", True),

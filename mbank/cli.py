@@ -81,7 +81,7 @@ def _run_stats(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     snapshot = bank.refresh()
     elapsed_ms = (time.perf_counter() - started) * 1000
-    result = bank_stats(snapshot, elapsed_ms)
+    result = bank_stats(snapshot, elapsed_ms, bank.cache_report())
     return print_result(args, result, format_stats)
 
 
@@ -128,9 +128,11 @@ def _int_between(low: int, high: int | None = None) -> Callable[[str], int]:
 def _read_bank(args: argparse.Namespace) -> Any:
     """The bank for a read subcommand, after the interrupted-write notices (spec 04 §9.4)."""
     from mbank.journal import interrupted_notices
+    from mbank.projection_cache import cache_for
     from mbank.snapshot import Bank
 
-    bank = Bank(resolve_root(args))
+    root = resolve_root(args)
+    bank = Bank(root, cache=cache_for(os.path.realpath(root)))
     for notice in interrupted_notices(bank.root):
         sys.stderr.write(notice + "\n")
     return bank
@@ -636,6 +638,12 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         default=argparse.SUPPRESS if suppress else False,
         help="print the result object as JSON",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="do not use or write the projection cache (also MBANK_NO_CACHE=1)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -669,6 +677,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _ARGUMENTS_SEEN[:] = list(sys.argv[1:] if argv is None else argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     args = parser.parse_args(argv)
+    if args.no_cache:
+        from mbank.projection_cache import turn_off
+
+        turn_off()
     try:
         if args.command is None:
             if "serve" in COMMANDS:

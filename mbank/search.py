@@ -260,6 +260,8 @@ class SearchIndex:
         self._cyrillic_share: float | None = None
         self._memo_for: tuple[Snapshot | None, int] = (None, -1)
         self._memo: dict[str, Any] = {}
+        # token -> route_form(token), filled as tokens are first formed (never stale)
+        self.form_of: dict[str, str] = {}
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -432,10 +434,14 @@ class SearchIndex:
         self._refresh_derived()
         if self._route_forms is None:
             forms: dict[str, list[str]] = {}
+            form_of = self.form_of
             for token in self.sorted_tokens():
                 if "-" in token or "_" in token or token in ROUTE_STOP:
                     continue
-                forms.setdefault(route_form(token), []).append(token)
+                form = form_of.get(token)
+                if form is None:
+                    form = form_of[token] = route_form(token)
+                forms.setdefault(form, []).append(token)
                 if has_cyrillic(token):
                     forms.setdefault(exact_form(token), []).append(token)
             self._route_forms = {form: tuple(tokens) for form, tokens in forms.items()}

@@ -141,9 +141,10 @@ class BankService:
     """
 
     def __init__(self, root: str, engine: Mapping[str, Any] | None = None) -> None:
+        from mbank.projection_cache import cache_for
         from mbank.search import SearchIndex
 
-        self.bank = Bank(root)
+        self.bank = Bank(root, cache=cache_for(os.path.realpath(root)))
         self.index = SearchIndex()
         self.lock = threading.Lock()
         self.engine = dict(engine or {})
@@ -193,14 +194,21 @@ class BankService:
         return where_did_it_go(self.bank.root, path)
 
     def warm(self) -> None:
-        """Refresh once and build the search index, so the first call is warm (04 §6.2)."""
+        """Refresh once and build the search index, so the first call is warm (04 §6.2); the
+        projection cache supplies what it can and is rewritten, unlocked, if anything moved."""
+        from mbank.projection_cache import Part, warm_start
+
+        pending: list[Part] | None = None
         try:
             with self.lock:
-                self.index.sync(self.bank.refresh())
+                self.index, pending = warm_start(self.bank, self.index)
         except Exception:  # a warm-up must never take the server down
             log.exception("warming the bank failed")
         finally:
             self.warmed.set()
+        if pending is not None and self.bank.cache is not None:
+            # Not a daemon: a session that ends now still leaves the cache for the next one.
+            threading.Thread(target=self.bank.cache.write, args=(pending,)).start()
 
 
 def _plain(value: Any) -> dict[str, Any]:
@@ -339,7 +347,9 @@ class WarmAfterHandshake:
         result = await call_next(ctx)
         if not self.started and getattr(ctx, "method", "initialize") != "initialize":
             self.started = True
-            threading.Thread(target=self.service.warm, name="mbank-warm", daemon=True).start()
+            # Not a daemon: a session that ends (stdin closed) while the warm-up still runs
+            # waits for it, so the projection cache it writes is there for the next session.
+            threading.Thread(target=self.service.warm, name="mbank-warm", daemon=False).start()
         return result
 
 

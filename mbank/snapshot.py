@@ -9,23 +9,32 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
 
 import msgspec
 
-from mbank.model import Doc
+from mbank.model import Doc, sha256_hex
 from mbank.parse import parse_document
 from mbank.paths import SKIPPED_DIRECTORIES, normalise_caller_path
 
 # Re-exported for the shell's convenience: the value lives in the pure `mbank.projection`.
 from mbank.projection import Snapshot as Snapshot
 from mbank.projection import build_snapshot as build_snapshot
+from mbank.projection_cache import Facts, PersistedFile, ProjectionCache, portable_doc
+
+# A tick of the kernel's coarse clock is 1-10 ms; a file changed less than this before it was
+# read is re-read rather than trusted by its stat facts (`is_racy`).
+RACY_NS = 50_000_000
 
 
 class _Cached(msgspec.Struct, frozen=True):
-    key: tuple[int, int]
+    # (mtime_ns, size, ctime_ns, inode, device) of the file as read
+    facts: Facts
     doc: Doc
     text: str
+    # changed too close to the read to be trusted by its facts: re-read it next time
+    racy: bool = False
 
 
 def _debug(message: str) -> None:
@@ -83,7 +92,11 @@ def walk_documents(root: str) -> Iterator[tuple[str, str]]:
         yield path, os.path.join(directory, entry.name)
 
 
-def _read(absolute: str) -> tuple[tuple[int, int], bytes] | None:
+def _facts(info: os.stat_result) -> Facts:
+    return (info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def _read(absolute: str) -> tuple[Facts, bytes] | None:
     try:
         descriptor = os.open(absolute, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
@@ -97,7 +110,7 @@ def _read(absolute: str) -> tuple[tuple[int, int], bytes] | None:
             if not chunk:
                 break
             chunks.append(chunk)
-        return (info.st_mtime_ns, info.st_size), b"".join(chunks)
+        return _facts(info), b"".join(chunks)
     except OSError as exc:
         _debug(f"cannot read {absolute}: {exc}")
         return None
@@ -105,45 +118,102 @@ def _read(absolute: str) -> tuple[tuple[int, int], bytes] | None:
         os.close(descriptor)
 
 
-class Bank:
-    """One bank root and the cache that makes `refresh()` cheap when nothing moved."""
+def _load(path: str, absolute: str, cached: _Cached | None, read_from: int) -> _Cached | None:
+    """Read and parse one document; a racy one re-read with the same bytes keeps its record
+    (the snapshot stays as it was). None when it cannot be read."""
+    loaded = _read(absolute)
+    if loaded is None:
+        return None
+    facts, raw = loaded
+    racy = is_racy(facts[2], read_from)
+    if cached is not None and cached.facts == facts and sha256_hex(raw) == cached.doc.sha256:
+        return cached if racy else _Cached(facts, cached.doc, cached.text)
+    result = parse_document(path, raw, facts[0], facts[1])
+    return _Cached(facts, result.doc, result.text, racy)
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+
+def is_racy(ctime_ns: int, read_from_ns: int) -> bool:
+    """Whether a file whose status changed at `ctime_ns`, read after `read_from_ns`, could be
+    edited again without any stat fact changing: the edit's ctime could fall in the same clock
+    tick. File times come from the kernel's coarse clock (a tick lags the wall clock by up to
+    `RACY_NS`), and a file system may keep whole milliseconds or seconds (then the unit is
+    read off the value's trailing zeros). Such a file is re-read, not trusted, next time."""
+    unit = 1
+    while unit < 1_000_000_000 and ctime_ns % (unit * 10) == 0:
+        unit *= 10
+    granularity = 2 * unit if unit > 1 else 0
+    return ctime_ns + granularity >= read_from_ns - RACY_NS
+
+
+class Bank:
+    """One bank root and the cache that makes `refresh()` cheap when nothing moved.
+
+    With a `ProjectionCache` (the server and the CLI's reads pass one unless it is switched
+    off) the first refresh takes each document whose file facts are unchanged from the
+    persisted projection instead of reading and parsing it.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], cache: ProjectionCache | None = None) -> None:
         self.root = os.path.normpath(os.path.abspath(os.fspath(root)))
         self.real_root = os.path.realpath(self.root)
+        self.cache = cache
         self._cache: dict[str, _Cached] = {}
         self._snapshot: Snapshot | None = None
         self._generation = 0
         self.last_refresh_parsed = 0
+        # Documents parsed since the projection cache was loaded or last written.
+        self.parsed_since_persisted = 0
+
+    def _persisted(self) -> Mapping[str, PersistedFile]:
+        if self._snapshot is not None or self.cache is None:
+            return {}
+        return self.cache.files()
 
     def refresh(self) -> Snapshot:
         """Bring the snapshot up to date with the files; parse only what moved."""
         parsed = 0
         changed = self._snapshot is None
+        persisted = self._persisted()
         seen: dict[str, _Cached] = {}
+        read_from = time.time_ns()
         if os.path.isdir(self.root):
             for path, directory, entry in _walk_entries(self.root):
                 cached = self._cache.get(path)
-                if cached is not None:
+                if cached is not None or path in persisted:
                     try:
                         info = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    if (info.st_mtime_ns, info.st_size) == cached.key:
+                    # `_facts`, inlined: this line runs once per document on every refresh
+                    facts = (
+                        info.st_mtime_ns,
+                        info.st_size,
+                        info.st_ctime_ns,
+                        info.st_ino,
+                        info.st_dev,
+                    )
+                    if cached is not None and facts == cached.facts and not cached.racy:
                         seen[path] = cached
                         continue
-                loaded = _read(os.path.join(directory, entry.name))
-                if loaded is None:
-                    continue
-                key, raw = loaded
-                result = parse_document(path, raw, key[0], key[1])
-                seen[path] = _Cached(key, result.doc, result.text)
-                parsed += 1
-                changed = True
+                    if cached is None:
+                        stored = persisted[path]
+                        if facts == stored.facts:
+                            seen[path] = _Cached(facts, stored.doc, stored.text, False)
+                            changed = True
+                            continue
+                loaded = _load(path, os.path.join(directory, entry.name), cached, read_from)
+                if loaded is not None:
+                    seen[path] = loaded
+                    if loaded.doc is not (cached.doc if cached is not None else None):
+                        parsed += 1
+                        changed = True
         if not changed and len(seen) != len(self._cache):
             changed = True  # a document vanished (every path seen was cached and unchanged)
         self._cache = seen
         self.last_refresh_parsed = parsed
+        self.parsed_since_persisted += parsed
+        if self.cache is not None and persisted:
+            self.cache.reused = len(seen) - parsed
         if not changed and self._snapshot is not None:
             return self._snapshot
         self._generation += 1
@@ -151,6 +221,23 @@ class Bank:
             self.root, self.real_root, dict(sorted(seen.items())), self._generation
         )
         return self._snapshot
+
+    def cache_report(self) -> dict[str, object]:
+        """What the projection cache did for this bank (`mbank stats`, `projectionCache`)."""
+        if self.cache is None:
+            return {"used": False, "status": "off", "reused": 0}
+        used = self.cache.status == "used"
+        return {"used": used, "status": self.cache.status, "reused": self.cache.reused}
+
+    def persisted_files(self) -> dict[str, PersistedFile]:
+        """What the projection cache may keep: every document read long enough after its
+        last change (`is_racy`) whose frontmatter travels (`portable_doc`), as parsed."""
+        kept: dict[str, PersistedFile] = {}
+        for path, cached in self._cache.items():
+            doc = None if cached.racy else portable_doc(cached.doc)
+            if doc is not None:
+                kept[path] = PersistedFile(path, cached.facts, doc, cached.text)
+        return kept
 
     @property
     def snapshot(self) -> Snapshot:

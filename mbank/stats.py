@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from mbank.journal import journal_summary
@@ -14,8 +15,13 @@ def _counts(values: list[str]) -> dict[str, int]:
     return dict(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
 
 
-def bank_stats(snapshot: Snapshot, indexed_ms: float) -> dict[str, Any]:
-    """The `stats --json` object (spec 04 §9.4)."""
+OFF = {"used": False, "status": "off", "reused": 0}
+
+
+def bank_stats(
+    snapshot: Snapshot, indexed_ms: float, cache: Mapping[str, object] = OFF
+) -> dict[str, Any]:
+    """The `stats --json` object (spec 04 §9.4), with what the projection cache did."""
     docs = list(snapshot.docs.values())
     contract = snapshot.contract
     edges = [edge for doc in docs for edge in doc.derived_from]
@@ -58,6 +64,7 @@ def bank_stats(snapshot: Snapshot, indexed_ms: float) -> dict[str, Any]:
         "byDocKind": _counts([doc.doc_kind for doc in docs]),
         "byDocFunction": _counts([doc.doc_function for doc in docs]),
         "journal": journal_summary(snapshot.root),
+        "projectionCache": dict(cache),
     }
 
 
@@ -67,6 +74,12 @@ def _declared(values: list[str]) -> str:
 
 def _listed(label: str, paths: list[str]) -> str:
     return f"{label}: {len(paths)}" + (f" -> {', '.join(paths)}" if paths else "")
+
+
+def _cache_line(cache: Mapping[str, Any]) -> str:
+    if cache["used"]:
+        return f"projection cache: used, {cache['reused']} documents reused"
+    return f"projection cache: not used ({cache['status']})"
 
 
 def format_stats(result: dict[str, Any]) -> str:
@@ -111,4 +124,5 @@ def format_stats(result: dict[str, Any]) -> str:
     if "last" in journal:
         journal_line += f", last {journal['last']['time']} {journal['last']['tool']}"
     lines.append(journal_line)
+    lines.append(_cache_line(result.get("projectionCache", OFF)))
     return "\n".join(lines) + "\n"

@@ -136,3 +136,16 @@ _hypothesis_settings.register_profile(
 )
 _hypothesis_settings.register_profile("fuzz", max_examples=5_000, deadline=None, database=None)
 _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_projection_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every process the tests start keeps its projection cache in one private directory, never
+    the user's `~/.cache` (the tests that exercise the cache choose their own)."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous

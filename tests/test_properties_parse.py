@@ -13,9 +13,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mbank.frontmatter_yaml import YamlLoader
 from mbank.model import RefusalError
 from mbank.parse import (
-    YamlLoader,
     json_data,
     load_yaml,
     parse_document,

@@ -74,7 +74,7 @@ def test_stats_human_output_on_the_base_fixture(
     assert "canonical: 9 keys, conflicts: 1" in lines
     assert "parse errors: 1 -> broken/bad-yaml.md" in lines
     assert "no frontmatter: 0" in lines
-    assert lines[-2:] == ["journal: 0 records", ""]
+    assert lines[-3:] == ["journal: 0 records", "projection cache: not used (missing)", ""]
     assert lines == snapshot
 
 
@@ -132,7 +132,10 @@ def test_stats_reports_the_journal(
     with assert_unchanged(fixture_bank):
         _, out, _ = run(["stats", "--root", str(fixture_bank)], capsys)
         _, as_json, _ = run(["stats", "--json", "--root", str(fixture_bank)], capsys)
-    assert out.endswith("journal: 2 records, last 2026-09-14T10:00:00Z bank_set_status\n")
+    assert out.endswith(
+        "journal: 2 records, last 2026-09-14T10:00:00Z bank_set_status\n"
+        "projection cache: not used (missing)\n"
+    )
     assert json.loads(as_json)["journal"] == {
         "records": 2,
         "last": {"time": "2026-09-14T10:00:00Z", "tool": "bank_set_status"},
@@ -164,6 +167,7 @@ STATS_KEYS = [
     "byDocKind",
     "byDocFunction",
     "journal",
+    "projectionCache",
 ]
 CONTRACT_KEYS = [
     "present",
@@ -190,6 +194,7 @@ def test_stats_json_shape(
     assert list(result["edges"]) == ["total", "withFit", "external", "unresolved"]
     assert list(result["canonical"]) == ["keys", "conflicts"]
     assert result["journal"] == {"records": 0}
+    assert result["projectionCache"] == {"used": False, "status": "missing", "reused": 0}
     assert result["documents"] == 17
     assert result["contract"]["docKinds"] == [
         "governance",

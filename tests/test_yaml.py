@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 import yaml
 
-from mbank.parse import (
+from mbank.frontmatter_yaml import (
     ALIAS_NODE_LIMIT,
     FRONTMATTER_MAX_BYTES,
     YamlLoader,
     aliases_exceed_limit,
+)
+from mbank.parse import (
     json_data,
     load_yaml,
     parse_text,

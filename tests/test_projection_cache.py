@@ -1,0 +1,390 @@
+"""The persisted projection cache (issue 17): what a cached process serves is what a fresh
+build would, whatever happened to the files or to the cache file in between."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from fixture_banks import copy_fixture
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+
+from mbank.budget import ServerProcess
+from mbank.projection import Snapshot
+from mbank.projection_cache import (
+    ProjectionCache,
+    cache_directory,
+    cache_for,
+    switched_off,
+    warm_start,
+)
+from mbank.read import read
+from mbank.route import route
+from mbank.search import SearchIndex, search
+from mbank.search_state import export_state, index_from_state
+from mbank.snapshot import RACY_NS, Bank, is_racy
+
+AGED = RACY_NS / 1e9 * 1.5  # seconds after which every file written so far is past "racy"
+QUESTIONS = ("how a feature package moves through its gates", "architecture decision records")
+TERMS = ("the", "feature", "registry")
+
+
+def aged() -> None:
+    time.sleep(AGED)
+
+
+def comparable(snapshot: Snapshot) -> Snapshot:
+    return msgspec.structs.replace(snapshot, generation=0)
+
+
+def answers(snapshot: Snapshot, index: SearchIndex) -> list[Any]:
+    """What every read answers on this projection (route, search, read of each document)."""
+    found: list[Any] = [route(snapshot, index, question) for question in QUESTIONS]
+    found += [search(snapshot, index, term) for term in TERMS]
+    found += [read(snapshot, [path]) for path in sorted(snapshot.docs)[:5]]
+    return found
+
+
+class Process:
+    """One mbank process on a bank: its Bank with the cache, and its search index."""
+
+    def __init__(self, root: Path, directory: Path) -> None:
+        self.bank = Bank(root, cache=ProjectionCache(os.path.realpath(root), "t", str(directory)))
+        self.index = SearchIndex()
+
+    def serve(self) -> tuple[Snapshot, SearchIndex]:
+        """What the next read sees: warm-start (the server's), writing the cache as it does."""
+        self.index, pending = warm_start(self.bank, self.index)
+        if (
+            self.bank.cache is not None
+            and self.bank.cache.status == "used"
+            and currently_in_test_context()
+        ):
+            event("served from the cache")  # hypothesis statistics: the property reaches it
+        if pending is not None and self.bank.cache is not None:
+            self.bank.cache.write(pending)
+        return self.bank.snapshot, self.index
+
+
+def fresh(root: Path) -> tuple[Snapshot, SearchIndex]:
+    snapshot = Bank(root).refresh()
+    index = SearchIndex()
+    index.sync(snapshot)
+    return snapshot, index
+
+
+def assert_same_as_fresh(served: tuple[Snapshot, SearchIndex], root: Path) -> None:
+    snapshot, index = served
+    expected, expected_index = fresh(root)
+    assert comparable(snapshot) == comparable(expected)
+    assert answers(snapshot, index) == answers(expected, expected_index)
+
+
+# --------------------------------------------------------------------------------------------
+# The property: any edits, touches, renames, deletes, additions, mtimes back, restarts
+# --------------------------------------------------------------------------------------------
+
+NAMES = ("features/a.md", "features/b.md", "adr/c.md", "notes/d.md")
+bodies = st.sampled_from(
+    [
+        "---\ntitle: Alpha\npurpose: The feature registry.\n---\n# Alpha\n\n## Gates\nfeature\n",
+        "---\ntitle: Bravo\npurpose: Decision records.\n---\n# Bravo\n\nthe architecture\n",
+        "---\ntitle: Bravx\npurpose: Decision records.\n---\n# Bravo\n\nthe architecture\n",
+        "# No frontmatter\n\nthe registry of things\n",
+        "---\nbroken: [\n---\n# Broken\n",
+    ]
+)
+steps = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(NAMES), bodies),
+    st.tuples(st.just("same-size"), st.sampled_from(NAMES), st.just("")),
+    st.tuples(st.just("touch"), st.sampled_from(NAMES), st.just("")),
+    st.tuples(st.just("mtime-back"), st.sampled_from(NAMES), st.just("")),
+    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(NAMES)),
+    st.tuples(st.just("delete"), st.sampled_from(NAMES), st.just("")),
+    st.tuples(st.just("restart"), st.just(""), st.just("")),
+    st.tuples(st.just("aged-restart"), st.just(""), st.just("")),
+)
+
+
+def apply_step(root: Path, step: tuple[str, str, str]) -> None:
+    kind, name, value = step
+    target = root / name if name else root
+    if kind == "write":
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(value, encoding="utf-8")
+    elif not target.is_file():
+        return
+    elif kind == "same-size":
+        # The same size and, put back, the same mtime: only ctime (and the racy rule) can tell.
+        before = target.stat()
+        data = bytearray(target.read_bytes())
+        data[-2] = ord("x") if data[-2] != ord("x") else ord("y")
+        target.write_bytes(bytes(data))
+        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    elif kind == "touch":
+        os.utime(target)
+    elif kind == "mtime-back":
+        before = target.stat().st_mtime_ns
+        os.utime(target, ns=(before - 5_000_000_000, before - 5_000_000_000))
+    elif kind == "rename":
+        destination = root / value
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(target, destination)
+    elif kind == "delete":
+        target.unlink()
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(st.lists(bodies, min_size=1, max_size=3), st.lists(steps, max_size=8))
+def test_a_cached_process_serves_what_a_fresh_build_would(
+    first: list[str], sequence: list[tuple[str, str, str]]
+) -> None:
+    with tempfile.TemporaryDirectory() as work:
+        root, directory = Path(work) / "bank", Path(work) / "cache"
+        for name, text in zip(NAMES, first, strict=False):
+            apply_step(root, ("write", name, text))
+        aged()
+        process = Process(root, directory)
+        assert_same_as_fresh(process.serve(), root)
+        for step in sequence:
+            if step[0] in ("restart", "aged-restart"):
+                if step[0] == "aged-restart":
+                    aged()
+                process = Process(root, directory)
+            else:
+                apply_step(root, step)
+            assert_same_as_fresh(process.serve(), root)
+
+
+# --------------------------------------------------------------------------------------------
+# The cache really serves, and only what it can prove
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_second_process_reuses_every_document_and_the_index(
+    fixture_bank: Path, tmp_path: Path
+) -> None:
+    aged()
+    first = Process(fixture_bank, tmp_path)
+    first.serve()
+    assert first.bank.cache is not None and first.bank.cache.status == "saved"
+    second = Process(fixture_bank, tmp_path)
+    served = second.serve()
+    assert second.bank.cache is not None and second.bank.cache.status == "used"
+    assert second.bank.last_refresh_parsed == 0
+    assert second.bank.cache.reused == len(served[0].docs) == 17
+    assert second.index.version == 1  # the persisted index, with nothing to re-index
+    assert_same_as_fresh(served, fixture_bank)
+
+
+def test_a_changed_file_is_reread_and_the_rest_reused(fixture_bank: Path, tmp_path: Path) -> None:
+    aged()
+    Process(fixture_bank, tmp_path).serve()
+    edited = fixture_bank / "README.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    (fixture_bank / "adr" / "new.md").write_text("# New\n", encoding="utf-8")
+    second = Process(fixture_bank, tmp_path)
+    served = second.serve()
+    assert second.bank.last_refresh_parsed == 2
+    assert second.bank.cache is not None and second.bank.cache.reused == 16
+    assert_same_as_fresh(served, fixture_bank)
+
+
+def test_a_file_changed_just_before_it_was_read_is_never_persisted(
+    fixture_bank: Path, tmp_path: Path
+) -> None:
+    aged()
+    (fixture_bank / "adr" / "racy.md").write_text("# Racy\n", encoding="utf-8")
+    process = Process(fixture_bank, tmp_path)
+    process.serve()
+    assert "adr/racy.md" in process.bank.snapshot.docs
+    assert "adr/racy.md" not in process.bank.persisted_files()
+    assert len(process.bank.persisted_files()) == 17
+
+
+@pytest.mark.parametrize(
+    ("ctime_ns", "read_from_ns", "racy"),
+    [
+        (10**18 + 123_456_789, 10**18 + 123_456_789 + RACY_NS + 1, False),
+        (10**18 + 123_456_789, 10**18 + 123_456_789 + RACY_NS, True),
+        (10**18 + 123_456_789, 10**18, True),
+        # whole seconds on disk (a coarse file system): two seconds more are needed
+        (10**18, 10**18 + RACY_NS + 1_000_000_000, True),
+        (10**18, 10**18 + RACY_NS + 2_000_000_001, False),
+    ],
+)
+def test_the_racy_rule(ctime_ns: int, read_from_ns: int, racy: bool) -> None:
+    assert is_racy(ctime_ns, read_from_ns) is racy
+
+
+def saved_cache(bank: Path, directory: Path) -> bytes:
+    aged()
+    Process(bank, directory).serve()
+    (written,) = directory.glob("projection-*.bin")
+    return written.read_bytes()
+
+
+def test_a_cache_damaged_or_cut_at_any_byte_is_ignored(tmp_path: Path) -> None:
+    bank = tmp_path / "bank"
+    (bank / "adr").mkdir(parents=True)
+    (bank / "adr" / "one.md").write_text("---\ntitle: One\n---\n# One\n\nthe feature\n")
+    (bank / "README.md").write_text("# Index\n\n- [One](adr/one.md)\n")
+    directory = tmp_path / "cache"
+    good = saved_cache(bank, directory)
+    (path,) = directory.glob("projection-*.bin")
+    for offset in range(len(good)):
+        for damaged in (
+            good[:offset],
+            good[:offset] + bytes([good[offset] ^ 0x5A]) + good[offset + 1 :],
+        ):
+            path.write_bytes(damaged)
+            cache = ProjectionCache(os.path.realpath(bank), "t", str(directory))
+            assert cache.files() == {} and cache.index_state() is None, offset
+            assert cache.status.startswith("ignored ("), (offset, cache.status)
+    path.write_bytes(good)
+    assert ProjectionCache(os.path.realpath(bank), "t", str(directory)).files()
+
+
+def test_a_damaged_cache_changes_no_answer_and_is_rebuilt(
+    fixture_bank: Path, tmp_path: Path
+) -> None:
+    good = saved_cache(fixture_bank, tmp_path)
+    (path,) = tmp_path.glob("projection-*.bin")
+    path.write_bytes(good[: len(good) // 2])
+    process = Process(fixture_bank, tmp_path)
+    assert_same_as_fresh(process.serve(), fixture_bank)
+    assert process.bank.cache is not None and process.bank.cache.status == "saved"
+    assert path.read_bytes() != good[: len(good) // 2]
+
+
+def test_a_cache_of_another_version_or_bank_is_ignored(fixture_bank: Path, tmp_path: Path) -> None:
+    good = saved_cache(fixture_bank, tmp_path)
+    (path,) = tmp_path.glob("projection-*.bin")
+    other = ProjectionCache(os.path.realpath(fixture_bank), "other", str(tmp_path))
+    Path(other.path).write_bytes(good)  # another version's file name, this version's content
+    assert other.files() == {}
+    assert other.status == "ignored (written by another version of mbank or for another bank)"
+    moved = ProjectionCache("/elsewhere", "t", str(tmp_path))
+    Path(moved.path).write_bytes(good)
+    assert moved.files() == {} and moved.status.startswith("ignored (")
+    assert path.read_bytes() == good
+
+
+def test_where_the_cache_lives_and_how_it_is_switched_off(tmp_path: Path) -> None:
+    assert cache_directory({"XDG_CACHE_HOME": str(tmp_path), "HOME": "/h"}) == f"{tmp_path}/mbank"
+    assert cache_directory({"XDG_CACHE_HOME": "relative", "HOME": "/h"}) == "/h/.cache/mbank"
+    assert cache_directory({"HOME": "/h"}) == "/h/.cache/mbank"
+    assert switched_off({"MBANK_NO_CACHE": "1"}) and switched_off({"MBANK_NO_CACHE": "yes"})
+    assert not switched_off({"MBANK_NO_CACHE": "0"}) and not switched_off({})
+    assert cache_for("/bank", {"MBANK_NO_CACHE": "1", "HOME": "/h"}) is None
+    found = cache_for("/bank", {"XDG_CACHE_HOME": str(tmp_path)})
+    assert found is not None and found.path.startswith(f"{tmp_path}/mbank/projection-")
+
+
+# --------------------------------------------------------------------------------------------
+# Real processes
+# --------------------------------------------------------------------------------------------
+
+
+def route_over_stdio(root: Path, env: dict[str, str]) -> dict[str, Any]:
+    with ServerProcess(["--root", str(root)], env=env) as server:
+        server.initialize()
+        return server.request(
+            "tools/call", {"name": "bank_route", "arguments": {"question": QUESTIONS[0]}}
+        )
+
+
+def stats(root: Path, env: dict[str, str], *flags: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "mbank", *flags, "--root", str(root), "--json", "stats"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(done.stdout)["projectionCache"]
+    return found
+
+
+@pytest.mark.stdio
+@pytest.mark.slow
+def test_two_servers_starting_together_both_answer_and_leave_a_good_cache(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    bank = copy_fixture(tmp_path / "bank", overlay=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    aged()
+    expected = route_over_stdio(bank, {**env, "MBANK_NO_CACHE": "1"})
+    assert not (tmp_path / "xdg").exists()
+    with assert_unchanged(bank):
+        servers = [ServerProcess(["--root", str(bank)], env=env) for _ in range(2)]
+        try:
+            for server in servers:
+                server.initialize()
+            question = {"name": "bank_route", "arguments": {"question": QUESTIONS[0]}}
+            answered = [server.request("tools/call", question) for server in servers]
+        finally:
+            for server in servers:
+                server.close()
+        assert answered == [expected, expected]
+        assert stats(bank, env)["used"] is True
+        assert route_over_stdio(bank, env) == expected
+    assert stats(bank, env) == {"used": True, "status": "used", "reused": 25}
+    assert stats(bank, env, "--no-cache")["status"] == "off"
+    assert stats(bank, {**env, "MBANK_NO_CACHE": "1"})["status"] == "off"
+    assert len(list((tmp_path / "xdg" / "mbank").iterdir())) == 1  # no temporary left behind
+
+
+def test_frontmatter_values_travel_exactly_or_the_document_is_reparsed() -> None:
+    import datetime as dt
+
+    from mbank.parse import parse_text
+    from mbank.projection_cache import PersistedFile, _from_extension, portable_doc
+
+    doc = parse_text("a.md", "---\ntitle: A\n---\n# A\n")
+    values = {
+        "day": dt.date(2026, 3, 2),
+        "when": dt.datetime(2026, 3, 2, 10, 30, 5, 123, tzinfo=dt.timezone(dt.timedelta(hours=3))),
+        "naive": dt.datetime(2026, 3, 2, 10, 30),
+        "clock": dt.time(10, 30),
+        "nested": [{"day": dt.date(2026, 1, 1)}, b"\x00bytes", None, 1.5, True, 2**63],
+    }
+    original = msgspec.structs.replace(doc, data=values)
+    kept = portable_doc(original)
+    assert kept is not None
+    entry = PersistedFile("a.md", (1, 2, 3, 4, 5), kept, "x")
+    decoder = msgspec.msgpack.Decoder(PersistedFile, ext_hook=_from_extension)
+    assert decoder.decode(msgspec.msgpack.encode(entry)).doc == original
+    for unportable in ({"t": (1, 2)}, {"s": {1, 2}}, {"huge": 2**64}, {"deep": [{"x": {3}}]}):
+        assert portable_doc(msgspec.structs.replace(doc, data=unportable)) is None
+
+
+def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
+    snapshot, index = fresh(fixture_plus)
+    index.route_forms()
+    loaded = index_from_state(export_state(index))
+    assert loaded is not None
+    built = ("postings", "indexed", "bodies", "docs", "routable", "purpose_postings")
+    built += ("title_postings", "key_postings", "section_postings", "header_stems")
+    for field in (*built, "header_words", "form_of"):
+        assert getattr(loaded, field) == getattr(index, field), field
+    assert loaded.sorted_tokens() == index.sorted_tokens()
+    for key in ("postings", "key_postings", "bodies"):  # the order a build made, kept
+        assert list(getattr(loaded, key)) == list(getattr(index, key))
+    assert loaded.sync(snapshot) == 0
+    assert answers(snapshot, loaded) == answers(snapshot, index)
+    assert index_from_state(msgspec.Raw(b"\x93\x01\x02\x03")) is None
