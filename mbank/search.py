@@ -758,17 +758,7 @@ def search(
             excerpt_terms,
             index.bodies.get(path),
         )
-        hit = {
-            "path": path,
-            "title": doc.title,
-            "docKind": doc.doc_kind,
-            "layer": doc.layer,
-            "status": doc.status,
-            "score": score,
-            "excerpt": excerpt,
-            "line": line,
-            "hits": int(round_half_up(counts[path] / 10, 0)),
-        }
+        hit = search_hit(path, doc, score, excerpt, line, int(round_half_up(counts[path] / 10, 0)))
         if pieces:
             # the literal itself is not in this body: it matched by its words or parts
             hit["match"] = "word-pieces"
@@ -834,19 +824,7 @@ def _exact_tier(
         doc = snapshot.docs[path]
         raw_lines = snapshot.raw.get(path, "").split("\n")
         excerpt, line = literal_excerpt(raw_lines, doc.body_offset, index.bodies[path], form)
-        hits.append(
-            {
-                "path": path,
-                "title": doc.title,
-                "docKind": doc.doc_kind,
-                "layer": doc.layer,
-                "status": doc.status,
-                "score": score,
-                "excerpt": excerpt,
-                "line": line,
-                "hits": count,
-            }
-        )
+        hits.append(search_hit(path, doc, score, excerpt, line, count))
     return hits, {item[1] for item in scored}
 
 
@@ -871,3 +849,20 @@ def js_number(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return repr(float(value))
+
+
+def search_hit(
+    path: str, doc: Doc, score: float, excerpt: str, line: int | None, hits: int
+) -> dict[str, Any]:
+    """One search result in the spec's key order (02 §4.5)."""
+    return {
+        "path": path,
+        "title": doc.title,
+        "docKind": doc.doc_kind,
+        "layer": doc.layer,
+        "status": doc.status,
+        "score": score,
+        "excerpt": excerpt,
+        "line": line,
+        "hits": hits,
+    }

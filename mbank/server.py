@@ -698,19 +698,13 @@ def build_server(
             )
 
     def register_resources_and_prompts() -> None:
-        for resource in RESOURCES:
+        for resource in (*RESOURCES, SECTION_INDEX):
             server.resource(
                 resource.uri,
                 name=resource.name,
                 description=resource.description,
                 mime_type=resource.mime_type,
             )(readers[resource.name])
-        server.resource(
-            SECTION_INDEX.uri,
-            name=SECTION_INDEX.name,
-            description=SECTION_INDEX.description,
-            mime_type=SECTION_INDEX.mime_type,
-        )(readers[SECTION_INDEX.name])
         for prompt in PROMPTS:
             server.prompt(name=prompt.name, title=prompt.title, description=prompt.description)(
                 prompts[prompt.name]

@@ -106,6 +106,19 @@ def read_envelope(value: Any, quality: str, unit: str, now: float) -> dict[str, 
     return {"value": value, "timestamp": iso_millis(now), "quality": quality, "unit": unit}
 
 
+def nothing_done(key: str, now: float) -> dict[str, Any]:
+    """The envelope of a write that found nothing to do: partial, no side effects."""
+    return do_envelope(
+        status="partial",
+        key=key,
+        side_effects=[],
+        hint="nothing to compensate",
+        now=now,
+        applied=None,
+        previous=None,
+    )
+
+
 def do_envelope(
     *,
     status: str,
@@ -499,15 +512,7 @@ class MemoTools:
             def finish() -> dict[str, Any]:
                 if remove:
                     if existing is None:
-                        return do_envelope(
-                            status="partial",
-                            key=idempotency_key,
-                            side_effects=[],
-                            hint="nothing to compensate",
-                            now=now,
-                            applied=None,
-                            previous=None,
-                        )
+                        return nothing_done(idempotency_key, now)
                     return do_envelope(
                         status="success",
                         key=idempotency_key,
@@ -605,15 +610,7 @@ class MemoTools:
 
             def finish() -> dict[str, Any]:
                 if not items:
-                    return do_envelope(
-                        status="partial",
-                        key=idempotency_key,
-                        side_effects=[],
-                        hint="nothing to compensate",
-                        now=now,
-                        applied=None,
-                        previous=None,
-                    )
+                    return nothing_done(idempotency_key, now)
                 path = spill_path(now, lambda p: (bank_root / p).exists())
                 title = spill_title(now, session)
                 body = spill_body(state, items, omitted)
