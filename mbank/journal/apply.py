@@ -224,19 +224,13 @@ def write_wal_entry(wal: int, entry: WalEntry, at: FaultHook) -> None:
     while it was written: recovery never takes a damaged entry for "nothing swapped yet".
     """
     name = f"{entry.id}.json"
-    temp = f".{name}{TEMP_SUFFIX}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    descriptor = os.open(temp, flags, 0o644, dir_fd=wal)
-    try:
-        durable.write_all(descriptor, msgspec.json.encode(entry))
-        at("wal-written")
-        os.fsync(descriptor)
-    except BaseException:
-        os.close(descriptor)
-        with suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=wal)
-        raise
-    os.close(descriptor)
+    temp = durable.write_temp_at(
+        wal,
+        msgspec.json.encode(entry),
+        0o644,
+        name=f".{name}{TEMP_SUFFIX}",
+        written=lambda: at("wal-written"),
+    )
     os.rename(temp, name, src_dir_fd=wal, dst_dir_fd=wal)
     os.fsync(wal)
     at("wal-synced")

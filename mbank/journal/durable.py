@@ -11,6 +11,7 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from contextlib import suppress
 
 import msgspec
@@ -63,16 +64,26 @@ def write_temp(directory: str, content: bytes, mode: int | None) -> str:
     return name
 
 
-def write_temp_at(dir_fd: int, content: bytes, mode: int, *, name: str | None = None) -> str:
+def write_temp_at(
+    dir_fd: int,
+    content: bytes,
+    mode: int,
+    *,
+    name: str | None = None,
+    written: Callable[[], None] | None = None,
+) -> str:
     """A fsynced temp file in the directory `dir_fd` holding `content`; returns its name.
 
     For `.mbank/` itself, where every name is opened relative to a directory descriptor.
+    `written` runs between the write and the fsync (the WAL entry's fault point).
     """
     temp = name or f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     descriptor = os.open(temp, flags, mode, dir_fd=dir_fd)
     try:
         write_all(descriptor, content)
+        if written is not None:
+            written()
         os.fsync(descriptor)
     except BaseException:
         os.close(descriptor)
