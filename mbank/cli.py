@@ -38,11 +38,28 @@ Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 # --------------------------------------------------------------------------------------------
 
 
-def resolve_root(args: argparse.Namespace, *, required: bool = False) -> str:
+def no_bank_at(root: str) -> RefusalError:
+    """A named root that does not exist: every command but `init` (and the server, which
+    offers `bank_init` there) refuses, so a mistyped root never passes a commit gate."""
+    from mbank.paths import refuse
+
+    return refuse(
+        "no-bank",
+        f"No bank at {root}: make one with `mbank init NAME --root {root}`, or pass --root "
+        "(or MBANK_ROOT) with the directory of an existing bank.",
+    )
+
+
+def resolve_root(
+    args: argparse.Namespace, *, required: bool = False, must_exist: bool = True
+) -> str:
     """`--root`, else `MBANK_ROOT`, else discovery (servers require an explicit root)."""
     given = getattr(args, "root", None) or os.environ.get("MBANK_ROOT")
     if given:
-        return os.path.abspath(given)
+        root = os.path.abspath(given)
+        if must_exist and not os.path.isdir(root):
+            raise no_bank_at(root)
+        return root
     if required:
         raise UsageError("--root is required")
     found = discover_root(os.getcwd())
@@ -277,7 +294,10 @@ def _run_validate(args: argparse.Namespace) -> int:
 
     snapshot = _read_bank(args).refresh()
     result = validate(snapshot, scope=args.scope, severity=args.severity, rule=args.rule)
-    print_result(args, result, lambda found: format_validation(found, summary=args.summary))
+    grouped = args.rule is None  # `--rule R` asks for every finding of R
+    print_result(
+        args, result, lambda found: format_validation(found, summary=args.summary, grouped=grouped)
+    )
     return EXIT_REFUSED if fails(result, args.fail_on) else EXIT_OK
 
 
@@ -397,11 +417,15 @@ def _run_search(args: argparse.Namespace) -> int:
         layer=args.layer,
         status=args.status,
     )
-    return print_result(
-        args,
-        result,
-        lambda found: format_search(found, len(index.indexed), index.term_count(), elapsed_ms),
-    )
+
+    def render(found: Any) -> str:
+        # the timing line is for the person at the terminal, not for a pipe (issue 15)
+        text = format_search(found, len(index.indexed), index.term_count(), elapsed_ms)
+        timing, _, hits = text.partition("\n")
+        sys.stderr.write(timing + "\n")
+        return hits
+
+    return print_result(args, result, render)
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,11 +446,13 @@ def _write_command(tool: Any) -> Command:
 
         arguments = write_arguments(tool, args)
         try:
-            root = resolve_root(args)
+            root = resolve_root(args, must_exist=not tool.creates_root)
         except UsageError:
             if not tool.creates_root:
                 raise
             root = os.path.abspath("memory_bank")  # no bank found: init makes one here (§9.1)
+        if tool.creates_root:
+            refuse_nested_bank(root)
         result = run_write(tool, Bank(root), arguments, dry_run=args.dry_run, via="cli")
         status = print_result(args, result, tool.render)
         # a new bank in a git work tree: each clone registers the merge drivers once (issue 18)
@@ -435,6 +461,30 @@ def _write_command(tool: Any) -> Command:
         return status
 
     return add, run
+
+
+def refuse_nested_bank(root: str) -> None:
+    """`init` of a second bank inside a bank, or beside one in the same git work tree, is
+    refused naming the bank there (issue 15): one repository, one bank."""
+    from mbank.paths import refuse
+
+    parent = os.path.dirname(root)
+    existing = discover_root(parent) if git_top(parent) is not None else None
+    inside = next((d for d in _upwards_banks(parent)), None)
+    found = existing or inside
+    if found is not None and os.path.abspath(found) != root:
+        raise refuse(
+            "bank-exists-here",
+            f"This repository already has a bank at {found}; use it (--root {found}) "
+            "instead of making a second one inside it.",
+        )
+
+
+def _upwards_banks(start: str) -> list[str]:
+    """The banks (directories holding `dna/`) from `start` up to the filesystem root."""
+    from mbank.discovery import BANK_MARK, upwards
+
+    return [d for d in upwards(start) if os.path.isdir(os.path.join(d, BANK_MARK))]
 
 
 def _add_inbox(sub: Any) -> None:
@@ -495,7 +545,7 @@ def _add_serve(sub: Any) -> None:
 def _run_serve(args: argparse.Namespace) -> int:
     from mbank.server import serve
 
-    root = resolve_root(args, required=True)
+    root = resolve_root(args, required=True, must_exist=False)
     off = [*getattr(args, "off", []), *getattr(args, "serve_off", [])]
     return serve(root, off)
 
@@ -521,7 +571,7 @@ def _run_memo(args: argparse.Namespace) -> int:
 def _add_surface_cost(sub: Any) -> None:
     sub.add_parser(
         "surface-cost",
-        help="what each surface costs on every request (spawns mbank serve; spec 04 §7)",
+        help="what each surface costs on every request (spawns mbank serve)",
     )
 
 

@@ -23,7 +23,7 @@ import anyio
 import msgspec
 from mcp import Client
 from mcp.server.lowlevel import NotificationOptions
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.types import Tool as MCPTool
@@ -31,9 +31,11 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from mbank.bank_language import bank_language
 from mbank.journal import mbank_version
 from mbank.model import RefusalError
 from mbank.reducers.registry import WRITE_TOOLS
+from mbank.schema_refusal import SchemaCheckedServer
 from mbank.snapshot import Bank, Snapshot
 from mbank.surface import (
     INSTRUCTIONS,
@@ -48,6 +50,7 @@ from mbank.surface import (
     check_before_commit_text,
     compact_schema,
     decide_surface,
+    full_instructions,
     record_adr_text,
     review_inbox_text,
     route_then_read_text,
@@ -83,6 +86,13 @@ RuleId = Literal[
 ]
 
 TEXT_LIMIT = 1_000_000  # the bodyFile cap (04 §2.1)
+
+# A full-surface tool called on the seed surface (a client that cached an older tool list, or
+# an agent told the names by CLAUDE.md before the bank exists).
+NO_BANK_YET = (
+    "no bank here yet; call bank_init to create one (only when the user asks for a knowledge "
+    "base), then call {tool} again."
+)
 
 
 def _words(key: str) -> Any:
@@ -230,9 +240,10 @@ def recover_interrupted(root: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-class BankServer(MCPServer[Any]):
+class BankServer(SchemaCheckedServer):
     """`MCPServer` publishing compacted input schemas, `{"type": "object"}` output schemas and
-    the tools in spec order (04 §1.2, §2); argument validation still uses the full models."""
+    the tools in spec order (04 §1.2, §2); argument validation still uses the full models, and
+    a failure reads as `invalid-arguments: …` (`mbank.schema_refusal`)."""
 
     surface: str
     service: BankService
@@ -251,6 +262,14 @@ class BankServer(MCPServer[Any]):
             for tool in tools
         ]
         return sorted(published, key=lambda tool: tool_sort_key(tool.name))
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        """A bank tool called before the bank exists names `bank_init`, not `Unknown tool`."""
+        if self.surface == "seed" and name in tools_for("full") and name not in tools_for("seed"):
+            raise ToolError(f"Error executing tool {name}: {NO_BANK_YET.format(tool=name)}")
+        return await super().call_tool(name, arguments, context)
 
     def open_full_surface(self) -> bool:
         """Register what the seed surface lacks (04 §6.4 step 1); False when already full."""
@@ -615,10 +634,13 @@ def build_server(
             raise ValueError("build_server needs a root or a surface choice")
         choice = decide_surface(root, off, recover=recover_interrupted)
     service = BankService(choice.root, engine)
+    instructions = INSTRUCTIONS[choice.surface]
+    if choice.surface == "full":  # the documents' language as measured, not assumed
+        instructions = full_instructions(bank_language(service.bank.refresh().docs.values()))
     server = BankServer(
         SERVER_NAME,
         version=mbank_version(),
-        instructions=INSTRUCTIONS[choice.surface],
+        instructions=instructions,
         log_level=log_level(),
         middleware=[WarmAfterHandshake(service)] if warm and choice.surface == "full" else [],
     )
@@ -701,6 +723,12 @@ async def run_stdio(server: BankServer) -> None:
         await server._lowlevel_server.run(read_stream, write_stream, options)
 
 
+WAITING_LINE = (
+    "mbank: serving {root} ({surface} surface); waiting for an MCP client on stdio "
+    "(an MCP client starts this command itself; Ctrl-C to stop).\n"
+)
+
+
 def serve(root: str, off: Sequence[str] = ()) -> int:
     """`mbank serve` / `mbank --root X`: decide the surface, recover, serve (04 §6.2, §9.6).
 
@@ -711,6 +739,8 @@ def serve(root: str, off: Sequence[str] = ()) -> int:
     stderr_logging()
     choice = decide_surface(root, off, recover=recover_interrupted)
     server = build_server(choice=choice, warm=True)
+    if sys.stdin.isatty():  # a person ran it by hand: say why nothing seems to happen
+        sys.stderr.write(WAITING_LINE.format(root=choice.root, surface=choice.surface))
     anyio.run(run_stdio, server)
     return 0
 

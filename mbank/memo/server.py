@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Tool as MCPTool
 from mcp.types import ToolAnnotations
@@ -43,6 +42,7 @@ from mbank.memo.model import (
 from mbank.memo.spill import InboxWriter, bank_inbox_writer
 from mbank.memo.store import MemoStore
 from mbank.memo.tools import MemoTools
+from mbank.schema_refusal import MEMO_SCHEMA_CODES, SchemaCheckedServer
 from mbank.surface import OBJECT_SCHEMA, compact_schema
 
 SERVER_NAME = "mbank-memo"
@@ -83,8 +83,10 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 DESTRUCTIVE = ToolAnnotations(destructive_hint=True)
 
 
-class MemoServer(MCPServer[Any]):
+class MemoServer(SchemaCheckedServer):
     """`MCPServer` publishing compact input schemas and `{"type": "object"}` output schemas."""
+
+    schema_code, schema_codes = "invalid_argument", MEMO_SCHEMA_CODES  # 06 §15
 
     async def list_tools(self) -> list[MCPTool]:
         """The SDK's list with schemas compacted; validation still uses the full models."""
