@@ -562,10 +562,29 @@ def _add_memo(sub: Any) -> None:
     setattr(parser, "parse_known_args", pass_through)  # noqa: B010 - replaces a method
 
 
+MINILM_MISSING = (
+    "mbank memo: --embedder minilm needs the optional `semantic` extra (sentence-transformers), "
+    "which is not installed; install it with `pip install '.[semantic]'` in a clone of mbank, "
+    "or leave the option out to use the built-in hashing embedder."
+)
+
+
+def _asks_for_minilm(memo_args: Sequence[str]) -> bool:
+    pairs = zip(memo_args, [*memo_args[1:], ""], strict=True)
+    return "--embedder=minilm" in memo_args or ("--embedder", "minilm") in pairs
+
+
 def _run_memo(args: argparse.Namespace) -> int:
+    from importlib.util import find_spec
+
     from mbank.memo.server import main as memo_main
 
-    return memo_main(list(getattr(args, "memo_args", [])))
+    memo_args = list(getattr(args, "memo_args", []))
+    # the embedder imports its extra only once the server starts: say so before, in one line
+    if _asks_for_minilm(memo_args) and find_spec("sentence_transformers") is None:
+        sys.stderr.write(MINILM_MISSING + "\n")
+        return EXIT_USAGE
+    return memo_main(memo_args)
 
 
 def _add_surface_cost(sub: Any) -> None:
