@@ -679,7 +679,7 @@ GROUP_AFTER = 3  # a rule with more findings than this prints a count and its fi
 
 
 def _where(item: dict[str, Any]) -> str:
-    return item["path"] + (f":{item['line']}" if "line" in item else "")
+    return str(item["path"]) + (f":{item['line']}" if "line" in item else "")
 
 
 def _finding_lines(findings: list[dict[str, Any]], *, grouped: bool) -> list[str]:

@@ -699,8 +699,7 @@ SCHEMA_FIX = "({fix} and call {tool} again, as its input schema describes)."
         (
             "bank_route",
             {"question": "queue", "layer": "inbox"},
-            "`layer` must be one of 'dna', 'knowledge', 'decision', 'delivery', 'flow' or "
-            "'other'",
+            "`layer` must be one of 'dna', 'knowledge', 'decision', 'delivery', 'flow' or 'other'",
         ),
         ("bank_route", {}, "`question` is required"),
         ("bank_route", {"question": 5}, "`question` must be a string"),

@@ -22,7 +22,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from mbank.setup.clients import BEGIN, END, CLIENTS, agent_paragraph, format_clients
+from mbank.setup.clients import BEGIN, CLIENTS, END, agent_paragraph, format_clients
 from mbank.surface import tools_for
 
 MBANK = str(Path(sys.executable).parent / "mbank")
@@ -168,7 +168,9 @@ def test_existing_config_keeps_every_other_server_setting_and_line(project: Path
     (project / ".cursor").mkdir()
     (project / ".cursor/mcp.json").write_text(json.dumps({"mcpServers": {"other": other}}))
     (project / ".codex").mkdir()
-    (project / ".codex/config.toml").write_text('model = "o3"\n\n[mcp_servers.other]\ncommand = "x"\n')
+    (project / ".codex/config.toml").write_text(
+        'model = "o3"\n\n[mcp_servers.other]\ncommand = "x"\n'
+    )
     for client in ("claude", "cursor", "codex"):
         setup_ok(client, "--project", str(project))
 
