@@ -570,7 +570,7 @@ MINILM_MISSING = (
 
 
 def _asks_for_minilm(memo_args: Sequence[str]) -> bool:
-    pairs = zip(memo_args, [*memo_args[1:], ""], strict=True)
+    pairs = zip(memo_args, memo_args[1:], strict=False)  # each option with the word after it
     return "--embedder=minilm" in memo_args or ("--embedder", "minilm") in pairs
 
 

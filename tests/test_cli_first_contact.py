@@ -218,3 +218,19 @@ def test_serve_in_a_terminal_says_it_waits_for_an_mcp_client(fixture_bank: Path)
         f"mbank: serving {fixture_bank} (full surface); waiting for an MCP client on stdio "
         "(an MCP client starts this command itself; Ctrl-C to stop).\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("memo_args", "asks"),
+    [
+        ([], False),
+        (["--embedder"], False),
+        (["--embedder", "hashing"], False),
+        (["--bank", "b", "--embedder", "minilm"], True),
+        (["--embedder=minilm"], True),
+    ],
+)
+def test_only_an_explicit_minilm_is_checked_for_its_extra(memo_args: list[str], asks: bool) -> None:
+    from mbank.cli import _asks_for_minilm
+
+    assert _asks_for_minilm(memo_args) is asks
