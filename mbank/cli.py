@@ -7,6 +7,7 @@ Never imports `mcp` except inside the `serve`/`memo` handlers, so read subcomman
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -466,25 +467,19 @@ def _write_command(tool: Any) -> Command:
 def refuse_nested_bank(root: str) -> None:
     """`init` of a second bank inside a bank, or beside one in the same git work tree, is
     refused naming the bank there (issue 15): one repository, one bank."""
+    from mbank.discovery import BANK_MARK, upwards
     from mbank.paths import refuse
 
     parent = os.path.dirname(root)
-    existing = discover_root(parent) if git_top(parent) is not None else None
-    inside = next((d for d in _upwards_banks(parent)), None)
-    found = existing or inside
+    in_repository = discover_root(parent) if git_top(parent) is not None else None
+    around = (d for d in upwards(parent) if os.path.isdir(os.path.join(d, BANK_MARK)))
+    found = in_repository or next(around, None)
     if found is not None and os.path.abspath(found) != root:
         raise refuse(
             "bank-exists-here",
             f"This repository already has a bank at {found}; use it (--root {found}) "
             "instead of making a second one inside it.",
         )
-
-
-def _upwards_banks(start: str) -> list[str]:
-    """The banks (directories holding `dna/`) from `start` up to the filesystem root."""
-    from mbank.discovery import BANK_MARK, upwards
-
-    return [d for d in upwards(start) if os.path.isdir(os.path.join(d, BANK_MARK))]
 
 
 def _add_inbox(sub: Any) -> None:
@@ -570,7 +565,7 @@ MINILM_MISSING = (
 
 
 def _asks_for_minilm(memo_args: Sequence[str]) -> bool:
-    pairs = zip(memo_args, memo_args[1:], strict=False)  # each option with the word after it
+    pairs = itertools.pairwise(memo_args)  # each option with the word after it
     return "--embedder=minilm" in memo_args or ("--embedder", "minilm") in pairs
 
 

@@ -32,7 +32,7 @@ def find_bank(start: str, top: str | None) -> str | None:
     a bank, whatever its name), else its `memory_bank/` (else `memory-bank/`); None if none."""
     stop = os.path.abspath(top) if top is not None else None
     for directory in upwards(os.path.abspath(start)):
-        if os.path.isdir(os.path.join(directory, BANK_MARK)) and directory != stop:
+        if os.path.isdir(os.path.join(directory, BANK_MARK)):
             return directory
         for name in BANK_NAMES:
             candidate = os.path.join(directory, name)
