@@ -38,6 +38,7 @@ from typing import Any
 import msgspec
 
 from mbank.discovery import BANK_NAMES, discover_root
+from mbank.model import RefusalError
 from mbank.setup.client_files import (
     check_toml,
     with_json_server,
@@ -248,7 +249,7 @@ def plan_codex(wiring: Wiring) -> list[FileChange]:
         after = with_marked_block(text, TOML_BEGIN, TOML_END, block)
         try:
             check_toml(path, after)
-        except Exception:
+        except RefusalError:  # only a table defined twice can break a file that parsed
             raise refuse(
                 "setup-codex-server-exists",
                 f"{path} already declares [mcp_servers.{SERVER}] outside mbank's block; remove "
