@@ -267,7 +267,8 @@ class BankServer(SchemaCheckedServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
         """A bank tool called before the bank exists names `bank_init`, not `Unknown tool`."""
-        if self.surface == "seed" and name in tools_for("full") and name not in tools_for("seed"):
+        seed = getattr(self, "surface", None) == "seed"  # a bare BankServer has no surface
+        if seed and name in tools_for("full") and name not in tools_for("seed"):
             raise ToolError(f"Error executing tool {name}: {NO_BANK_YET.format(tool=name)}")
         return await super().call_tool(name, arguments, context)
 

@@ -1041,6 +1041,10 @@ def test_surface_cost_needs_an_existing_bank(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, out, err = run_cli(["--root", str(tmp_path / "none"), "surface-cost"], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"mbank: No bank at {tmp_path / 'none'}: ")
+    (tmp_path / "empty").mkdir()
+    code, out, err = run_cli(["--root", str(tmp_path / "empty"), "surface-cost"], capsys)
     assert (code, out) == (2, "")
     assert "no bank at" in err
 
