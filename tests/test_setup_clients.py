@@ -359,3 +359,22 @@ def test_uvx_writes_uvx_from_where_this_mbank_was_installed(project: Path) -> No
     assert entry["args"][3:] == ["--root", "./memory_bank"]
     hook = json.loads((project / ".claude/settings.json").read_text())
     assert hook["hooks"]["Stop"][0]["hooks"][0]["command"].startswith("uvx --from ")
+
+
+def test_a_bank_elsewhere_is_named_to_the_server_and_the_hook(banked: Path) -> None:
+    bank = banked / "docs" / "kb"
+    done = subprocess.run(
+        [MBANK, "init", "KB", "--root", str(bank)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1  # one bank per repository: this one already has memory_bank/
+    other = banked.parent / "elsewhere"
+    other.mkdir()
+    assert (
+        subprocess.run([MBANK, "init", "KB", "--root", str(other / "docs" / "kb")]).returncode == 0
+    )
+    setup_ok("claude", "--project", str(other), "--root", str(other / "docs" / "kb"))
+    entry = json.loads((other / ".mcp.json").read_text())["mcpServers"]["memorybank"]
+    assert entry["args"] == ["--root", "./docs/kb"]
+    settings = json.loads((other / ".claude/settings.json").read_text())
+    assert settings["hooks"]["Stop"][0]["hooks"][0]["command"] == f"{MBANK} hook --root docs/kb"
+    assert agent_paragraph("docs/kb") in (other / "CLAUDE.md").read_text()

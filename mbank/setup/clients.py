@@ -174,14 +174,17 @@ def _paragraph_change(wiring: Wiring, relative: str) -> FileChange:
     return _change(wiring, relative, lambda _p, text: with_marked_block(text, BEGIN, END, block))
 
 
-def hook_command(command: list[str]) -> str:
-    """The Stop hook's shell command, started the same way as the server."""
-    return shlex.join([*command, "hook"])
+def hook_command(command: list[str], bank: str = BANK_NAMES[0]) -> str:
+    """The Stop hook's shell command, started the same way as the server. The hook finds a
+    `memory_bank/` from the session's directory itself; a bank elsewhere is named with
+    `--root`, relative to the project (the directory Claude Code reports as the session's)."""
+    root = [] if bank in BANK_NAMES else ["--root", bank]
+    return shlex.join([*command, "hook", *root])
 
 
 def plan_claude(wiring: Wiring) -> list[FileChange]:
     entry = _server_entry(wiring, f"./{wiring.bank}")
-    hook = hook_command(wiring.command)
+    hook = hook_command(wiring.command, wiring.bank)
     return [
         _change(
             wiring, ".mcp.json", lambda p, t: with_json_server(p, t, "mcpServers", SERVER, entry)
