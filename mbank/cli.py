@@ -7,6 +7,7 @@ Never imports `mcp` except inside the `serve`/`memo` handlers, so read subcomman
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -38,11 +39,28 @@ Command = tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]
 # --------------------------------------------------------------------------------------------
 
 
-def resolve_root(args: argparse.Namespace, *, required: bool = False) -> str:
+def no_bank_at(root: str) -> RefusalError:
+    """A named root that does not exist: every command but `init` (and the server, which
+    offers `bank_init` there) refuses, so a mistyped root never passes a commit gate."""
+    from mbank.paths import refuse
+
+    return refuse(
+        "no-bank",
+        f"No bank at {root}: make one with `mbank init NAME --root {root}`, or pass --root "
+        "(or MBANK_ROOT) with the directory of an existing bank.",
+    )
+
+
+def resolve_root(
+    args: argparse.Namespace, *, required: bool = False, must_exist: bool = True
+) -> str:
     """`--root`, else `MBANK_ROOT`, else discovery (servers require an explicit root)."""
     given = getattr(args, "root", None) or os.environ.get("MBANK_ROOT")
     if given:
-        return os.path.abspath(given)
+        root = os.path.abspath(given)
+        if must_exist and not os.path.isdir(root):
+            raise no_bank_at(root)
+        return root
     if required:
         raise UsageError("--root is required")
     found = discover_root(os.getcwd())
@@ -286,7 +304,10 @@ def _run_validate(args: argparse.Namespace) -> int:
 
     snapshot = _read_bank(args).refresh()
     result = validate(snapshot, scope=args.scope, severity=args.severity, rule=args.rule)
-    print_result(args, result, lambda found: format_validation(found, summary=args.summary))
+    grouped = args.rule is None  # `--rule R` asks for every finding of R
+    print_result(
+        args, result, lambda found: format_validation(found, summary=args.summary, grouped=grouped)
+    )
     return EXIT_REFUSED if fails(result, args.fail_on) else EXIT_OK
 
 
@@ -399,11 +420,15 @@ def _run_search(args: argparse.Namespace) -> int:
         layer=args.layer,
         status=args.status,
     )
-    return print_result(
-        args,
-        result,
-        lambda found: format_search(found, len(index.indexed), index.term_count(), elapsed_ms),
-    )
+
+    def render(found: Any) -> str:
+        # the timing line is for the person at the terminal, not for a pipe (issue 15)
+        text = format_search(found, len(index.indexed), index.term_count(), elapsed_ms)
+        timing, _, hits = text.partition("\n")
+        sys.stderr.write(timing + "\n")
+        return hits
+
+    return print_result(args, result, render)
 
 
 # --------------------------------------------------------------------------------------------
@@ -424,11 +449,13 @@ def _write_command(tool: Any) -> Command:
 
         arguments = write_arguments(tool, args)
         try:
-            root = resolve_root(args)
+            root = resolve_root(args, must_exist=not tool.creates_root)
         except UsageError:
             if not tool.creates_root:
                 raise
             root = os.path.abspath("memory_bank")  # no bank found: init makes one here (§9.1)
+        if tool.creates_root:
+            refuse_nested_bank(root)
         governance = getattr(args, "governance", False)  # the flag of mbank.cli_writes
         result = run_write(
             tool, Bank(root), arguments, dry_run=args.dry_run, via="cli", governance=governance
@@ -440,6 +467,24 @@ def _write_command(tool: Any) -> Command:
         return status
 
     return add, run
+
+
+def refuse_nested_bank(root: str) -> None:
+    """`init` of a second bank inside a bank, or beside one in the same git work tree, is
+    refused naming the bank there (issue 15): one repository, one bank."""
+    from mbank.discovery import BANK_MARK, upwards
+    from mbank.paths import refuse
+
+    parent = os.path.dirname(root)
+    in_repository = discover_root(parent) if git_top(parent) is not None else None
+    around = (d for d in upwards(parent) if os.path.isdir(os.path.join(d, BANK_MARK)))
+    found = in_repository or next(around, None)
+    if found is not None and os.path.abspath(found) != root:
+        raise refuse(
+            "bank-exists-here",
+            f"This repository already has a bank at {found}; use it (--root {found}) "
+            "instead of making a second one inside it.",
+        )
 
 
 def _add_inbox(sub: Any) -> None:
@@ -500,7 +545,7 @@ def _add_serve(sub: Any) -> None:
 def _run_serve(args: argparse.Namespace) -> int:
     from mbank.server import serve
 
-    root = resolve_root(args, required=True)
+    root = resolve_root(args, required=True, must_exist=False)
     off = [*getattr(args, "off", []), *getattr(args, "serve_off", [])]
     return serve(root, off)
 
@@ -517,16 +562,35 @@ def _add_memo(sub: Any) -> None:
     setattr(parser, "parse_known_args", pass_through)  # noqa: B010 - replaces a method
 
 
+MINILM_MISSING = (
+    "mbank memo: --embedder minilm needs the optional `semantic` extra (sentence-transformers), "
+    "which is not installed; install it with `pip install '.[semantic]'` in a clone of mbank, "
+    "or leave the option out to use the built-in hashing embedder."
+)
+
+
+def _asks_for_minilm(memo_args: Sequence[str]) -> bool:
+    pairs = itertools.pairwise(memo_args)  # each option with the word after it
+    return "--embedder=minilm" in memo_args or ("--embedder", "minilm") in pairs
+
+
 def _run_memo(args: argparse.Namespace) -> int:
+    from importlib.util import find_spec
+
     from mbank.memo.server import main as memo_main
 
-    return memo_main(list(getattr(args, "memo_args", [])))
+    memo_args = list(getattr(args, "memo_args", []))
+    # the embedder imports its extra only once the server starts: say so before, in one line
+    if _asks_for_minilm(memo_args) and find_spec("sentence_transformers") is None:
+        sys.stderr.write(MINILM_MISSING + "\n")
+        return EXIT_USAGE
+    return memo_main(memo_args)
 
 
 def _add_surface_cost(sub: Any) -> None:
     sub.add_parser(
         "surface-cost",
-        help="what each surface costs on every request (spawns mbank serve; spec 04 §7)",
+        help="what each surface costs on every request (spawns mbank serve)",
     )
 
 

@@ -23,11 +23,17 @@ def upwards(start: str) -> Iterator[str]:
         directory = parent
 
 
+BANK_MARK = "dna"  # the bank's own governance folder: a directory holding it is a bank
+
+
 def find_bank(start: str, top: str | None) -> str | None:
-    """The first `memory_bank/` (else `memory-bank/`) from `start` up to `top` (the git work
-    tree's top, when known), else None."""
+    """The bank around or above `start`, up to `top` (the git work tree's top, when known):
+    at each level the directory itself when it holds `dna/` (the working directory is inside
+    a bank, whatever its name), else its `memory_bank/` (else `memory-bank/`); None if none."""
     stop = os.path.abspath(top) if top is not None else None
     for directory in upwards(os.path.abspath(start)):
+        if os.path.isdir(os.path.join(directory, BANK_MARK)):
+            return directory
         for name in BANK_NAMES:
             candidate = os.path.join(directory, name)
             if os.path.isdir(candidate):

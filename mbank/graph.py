@@ -325,15 +325,26 @@ def _mermaid_fit(fit: str) -> str:
 
 
 def render_mermaid(result: dict[str, Any]) -> str:
-    """The Mermaid `flowchart BT` of a result: no code fence, no final newline (02 §6.5)."""
+    """The Mermaid `flowchart BT` of a result: no code fence, no final newline (02 §6.5).
+
+    Nodes are grouped by layer, one `subgraph` per layer in order of first appearance
+    (issue 15: a 40-node graph reads as a picture only when its layers are boxes); inside a
+    layer the nodes keep the result's order.
+    """
     ids = {node["path"]: f"n{index}" for index, node in enumerate(result["nodes"])}
-    lines = ["flowchart BT"]
+    layers: dict[str, list[dict[str, Any]]] = {}
     for node in result["nodes"]:
-        label = f"{_mermaid_label(node['path'])}<br/>{_mermaid_label(node['title'])}"
-        line = f'  {ids[node["path"]]}["{label}"]'
-        if node["path"] == result["root"]:
-            line += ":::root"
-        lines.append(line)
+        layers.setdefault(str(node.get("layer") or "other"), []).append(node)
+    lines = ["flowchart BT"]
+    for number, (layer, nodes) in enumerate(layers.items()):
+        lines.append(f'  subgraph layer{number}["{_mermaid_label(layer)}"]')
+        for node in nodes:
+            label = f"{_mermaid_label(node['path'])}<br/>{_mermaid_label(node['title'])}"
+            line = f'    {ids[node["path"]]}["{label}"]'
+            if node["path"] == result["root"]:
+                line += ":::root"
+            lines.append(line)
+        lines.append("  end")
     for edge in result["edges"]:
         source, target = ids[edge["from"]], ids[edge["to"]]
         if "fit" in edge:

@@ -23,18 +23,19 @@ import anyio
 import msgspec
 from mcp import Client
 from mcp.server.lowlevel import NotificationOptions
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from mbank.bank_language import sampled_language
 from mbank.journal import mbank_version
 from mbank.model import RefusalError
 from mbank.reducers.registry import WRITE_TOOLS
+from mbank.schema_refusal import SchemaCheckedServer
 from mbank.snapshot import Bank, Snapshot
 from mbank.surface import (
     INSTRUCTIONS,
@@ -50,6 +51,7 @@ from mbank.surface import (
     check_before_commit_text,
     compact_schema,
     decide_surface,
+    full_instructions,
     record_adr_text,
     review_inbox_text,
     route_then_read_text,
@@ -85,6 +87,13 @@ RuleId = Literal[
 ]
 
 TEXT_LIMIT = 1_000_000  # the bodyFile cap (04 §2.1)
+
+# A full-surface tool called on the seed surface (a client that cached an older tool list, or
+# an agent told the names by CLAUDE.md before the bank exists).
+NO_BANK_YET = (
+    "no bank here yet; call bank_init to create one (only when the user asks for a knowledge "
+    "base), then call {tool} again."
+)
 
 
 def _words(key: str) -> Any:
@@ -255,9 +264,10 @@ def recover_interrupted(root: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-class BankServer(MCPServer[Any]):
+class BankServer(SchemaCheckedServer):
     """`MCPServer` publishing compacted input schemas, `{"type": "object"}` output schemas and
-    the tools in spec order (04 §1.2, §2); argument validation still uses the full models."""
+    the tools in spec order (04 §1.2, §2); argument validation still uses the full models, and
+    a failure reads as `invalid-arguments: …` (`mbank.schema_refusal`)."""
 
     surface: str
     service: BankService
@@ -266,7 +276,11 @@ class BankServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
-        """The SDK's call, its text item made compact JSON (`compact_tool_text`)."""
+        """The SDK's call, its text item made compact JSON (`compact_tool_text`); a bank tool
+        called before the bank exists names `bank_init`, not `Unknown tool`."""
+        seed = getattr(self, "surface", None) == "seed"  # a bare BankServer has no surface
+        if seed and name in tools_for("full") and name not in tools_for("seed"):
+            raise ToolError(f"Error executing tool {name}: {NO_BANK_YET.format(tool=name)}")
         return compact_tool_text(await super().call_tool(name, arguments, context))
 
     async def list_tools(self) -> list[MCPTool]:
@@ -670,10 +684,13 @@ def build_server(
             raise ValueError("build_server needs a root or a surface choice")
         choice = decide_surface(root, off, recover=recover_interrupted)
     service = BankService(choice.root, engine)
+    instructions = INSTRUCTIONS[choice.surface]
+    if choice.surface == "full":  # the documents' language as measured, not assumed
+        instructions = full_instructions(sampled_language(choice.root))
     server = BankServer(
         SERVER_NAME,
         version=mbank_version(),
-        instructions=INSTRUCTIONS[choice.surface],
+        instructions=instructions,
         log_level=log_level(),
         middleware=[WarmAfterHandshake(service)] if warm and choice.surface == "full" else [],
     )
@@ -749,22 +766,17 @@ def initialization_options(server: BankServer) -> Any:
     )
 
 
-async def serve_guarded_stdio(lowlevel: Any, options: Any) -> None:
-    """Serve one connection over stdin/stdout until stdin closes, every line checked first
-    (`mbank.stdio_guard`): a line the SDK could not read is answered with its JSON-RPC error."""
-    from mbank.stdio_guard import GuardedInput, LineWriter, claimed_std_streams
-
-    with claimed_std_streams() as (raw_in, raw_out):
-        writer = LineWriter(raw_out)
-        stdin = cast("anyio.AsyncFile[str]", GuardedInput(raw_in, writer))
-        stdout = cast("anyio.AsyncFile[str]", writer)
-        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
-            await lowlevel.run(read_stream, write_stream, options)
-
-
 async def run_stdio(server: BankServer) -> None:
     """Serve one connection over stdin/stdout until stdin closes."""
+    from mbank.stdio_guard import serve_guarded_stdio
+
     await serve_guarded_stdio(server._lowlevel_server, initialization_options(server))
+
+
+WAITING_LINE = (
+    "mbank: serving {root} ({surface} surface); waiting for an MCP client on stdio "
+    "(an MCP client starts this command itself; Ctrl-C to stop).\n"
+)
 
 
 def serve(root: str, off: Sequence[str] = ()) -> int:
@@ -777,6 +789,8 @@ def serve(root: str, off: Sequence[str] = ()) -> int:
     stderr_logging()
     choice = decide_surface(root, off, recover=recover_interrupted)
     server = build_server(choice=choice, warm=True)
+    if sys.stdin.isatty():  # a person ran it by hand: say why nothing seems to happen
+        sys.stderr.write(WAITING_LINE.format(root=choice.root, surface=choice.surface))
     anyio.run(run_stdio, server)
     return 0
 

@@ -6,7 +6,8 @@ and async `write`/`flush`; this module supplies both, over private duplicates of
 stray `print` never tears the wire — what the SDK does when it owns the streams). A line that
 `mbank.protocol_guard.check_line` refuses is answered here with its JSON-RPC error and never
 reaches the SDK, which would otherwise answer nothing; every answer, the SDK's and ours, is
-written whole by `LineWriter`, so the two never interleave.
+written whole by `LineWriter`, so the two never interleave. It imports the SDK's stdio
+transport only inside `serve_guarded_stdio` (tests/test_imports.py allows this module).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 import anyio
 
@@ -84,3 +85,16 @@ def claimed_std_streams() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         os.dup2(private_out, 1)
         os.close(private_in)
         os.close(private_out)
+
+
+async def serve_guarded_stdio(lowlevel: Any, options: Any) -> None:
+    """Serve one connection of an MCP low-level server over stdin/stdout until stdin closes,
+    every line checked first: the bank's server and the memo's both run through here."""
+    from mcp.server.stdio import stdio_server
+
+    with claimed_std_streams() as (raw_in, raw_out):
+        writer = LineWriter(raw_out)
+        stdin = cast("anyio.AsyncFile[str]", GuardedInput(raw_in, writer))
+        stdout = cast("anyio.AsyncFile[str]", writer)
+        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, options)

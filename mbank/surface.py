@@ -44,6 +44,15 @@ INSTRUCTIONS: dict[str, str] = {
     "off": "memorybank is off for this project (.memorybank-off or --off).",
 }
 
+
+def full_instructions(language: str) -> str:
+    """The full surface's instructions for a bank written in `language` (as measured by
+    `mbank.bank_language`); `INSTRUCTIONS["full"]` is the English one."""
+    return INSTRUCTIONS["full"].replace(
+        "Documents are in English;", f"Documents are in {language};"
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Tools (04 §2): order, titles, annotations, descriptions
 # --------------------------------------------------------------------------------------------

@@ -675,22 +675,63 @@ def _unknown(name: str, value: str, allowed: Iterable[str]) -> RefusalError:
 # --------------------------------------------------------------------------------------------
 
 
-def format_validation(result: dict[str, Any], *, summary: bool = False) -> str:
+GROUP_AFTER = 3  # a rule with more findings than this prints a count and its first paths
+
+
+def _where(item: dict[str, Any]) -> str:
+    return str(item["path"]) + (f":{item['line']}" if "line" in item else "")
+
+
+def _finding_lines(findings: list[dict[str, Any]], *, grouped: bool) -> list[str]:
+    """Each finding as two lines; with `grouped`, a rule seen more than `GROUP_AFTER` times
+    at one severity prints once: its count, its first three paths and its first message."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for item in findings:
+        groups.setdefault((item["severity"], item["rule"]), []).append(item)
+    lines: list[str] = []
+    for (severity, rule), items in groups.items():
+        if not grouped or len(items) <= GROUP_AFTER:
+            for item in items:
+                lines.append(f"{severity.upper():<7} {rule:<24} {_where(item)}")
+                lines.append(" " * 8 + item["message"])
+            continue
+        first = ", ".join(_where(item) for item in items[:GROUP_AFTER])
+        lines.append(f"{severity.upper():<7} {rule:<24} {len(items)} findings: {first}, …")
+        lines.append(" " * 8 + items[0]["message"])
+        lines.append(" " * 8 + f"(`validate --rule {rule}` lists all {len(items)})")
+    return lines
+
+
+def _totals_by_rule(findings: list[dict[str, Any]]) -> list[str]:
+    """Per rule, by count descending: its errors and its warnings, in two columns."""
+    split: dict[str, list[int]] = {}
+    for item in findings:
+        counts = split.setdefault(item["rule"], [0, 0])
+        counts[0 if item["severity"] == ERROR else 1] += 1
+    ranked = sorted(split.items(), key=lambda pair: (-sum(pair[1]), RULE_ORDER[pair[0]]))
+    if not ranked:
+        return []
+    return ["  errors  warnings  rule"] + [
+        f"  {errors:>6}  {warnings:>8}  {rule}" for rule, (errors, warnings) in ranked
+    ]
+
+
+def format_validation(
+    result: dict[str, Any], *, summary: bool = False, grouped: bool = True
+) -> str:
     """The human rendering of a `validate` result; `summary` keeps only the totals.
 
-    With no findings the list and its blank line are left out: the output is `total: 0`.
+    Findings of one rule and severity repeated more than `GROUP_AFTER` times are grouped
+    (unless `grouped` is False: `--rule` asks for every one). With no findings the list and
+    its blank line are left out: the output is `total: 0`. The totals split each rule's
+    count into errors and warnings.
     """
     lines: list[str] = []
     if not summary and result["findings"]:
-        for item in result["findings"]:
-            where = item["path"] + (f":{item['line']}" if "line" in item else "")
-            lines.append(f"{item['severity'].upper():<7} {item['rule']:<24} {where}")
-            lines.append(" " * 8 + item["message"])
+        lines.extend(_finding_lines(result["findings"], grouped=grouped))
         lines.append("")
     lines.append(f"total: {result['total']}")
-    by_rule: dict[str, int] = result["byRule"]
-    ranked = sorted(by_rule.items(), key=lambda pair: (-pair[1], RULE_ORDER[pair[0]]))
-    lines.extend(f"  {count:>4}  {name}" for name, count in ranked)
+    lines.extend(_totals_by_rule(result["findings"]))
     return "\n".join(lines) + "\n"
 
 

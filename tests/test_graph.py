@@ -471,9 +471,13 @@ def test_mermaid_format_adds_the_picture_and_keeps_the_structured_result(
     assert {k: v for k, v in pictured.items() if k != "mermaid"} == plain
     assert pictured["mermaid"] == (
         "flowchart BT\n"
-        '  n0["domain/rules.md<br/>Domain Rules"]:::root\n'
-        '  n1["engineering/architecture.md<br/>Service Architecture"]\n'
-        '  n2["features/FT-001/brief.md<br/>FT-001 Intake Gate"]\n'
+        '  subgraph layer0["knowledge"]\n'
+        '    n0["domain/rules.md<br/>Domain Rules"]:::root\n'
+        '    n1["engineering/architecture.md<br/>Service Architecture"]\n'
+        "  end\n"
+        '  subgraph layer1["delivery"]\n'
+        '    n2["features/FT-001/brief.md<br/>FT-001 Intake Gate"]\n'
+        "  end\n"
         "  n1 --> n0\n"
         "  n2 --> n0\n"
         "  classDef root stroke-width:3px"
@@ -518,10 +522,11 @@ def test_pictures_escape_quotes_pipes_backslashes_and_cut_the_fit(tmp_path: Path
     fit = result["edges"][0]["fit"]
     assert fit == 'Keeps "the" a|b rule\nand then some more words so that the fit runs past sixty'
     lines = result["mermaid"].splitlines()
-    assert lines[1] == '  n0["base.md<br/>The #quot;Base#quot; \\ Doc"]:::root'
-    assert lines[2] == '  n1["child.md<br/>Child | One"]'
+    assert lines[1] == '  subgraph layer0["other"]'
+    assert lines[2] == '    n0["base.md<br/>The #quot;Base#quot; \\ Doc"]:::root'
+    assert lines[3] == '    n1["child.md<br/>Child | One"]'
     cut = fit[:60].replace("\n", " ").replace('"', "#quot;").replace("|", "#124;")
-    assert lines[3] == f"  n1 -->|{cut}| n0"
+    assert lines[5] == f"  n1 -->|{cut}| n0"
     dot = render_dot(result).splitlines()
     assert dot[2] == '  "base.md" [label="base.md\\nThe \\"Base\\" \\\\ Doc"];'
     dot_fit = fit[:60].replace("\n", " ").replace('"', '\\"')

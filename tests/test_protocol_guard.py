@@ -151,10 +151,12 @@ def test_good_lines_pass_on() -> None:
 class RawClient:
     """A JSON-RPC client that writes raw lines to a real `mbank serve` and reads answers."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, command: tuple[str, ...] = ("serve",)) -> None:
         env = {key: value for key, value in os.environ.items() if not key.startswith("MBANK_")}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mbank", "serve", "--root", str(root)],
+            [sys.executable, "-m", "mbank", *command, "--root", str(root)]
+            if command == ("serve",)
+            else [sys.executable, "-m", "mbank", *command],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -282,6 +284,19 @@ def test_fuzz_every_line_is_answered_and_the_server_stays_alive(
         for _ in range(expected):
             answer = client.receive()
             assert answer["jsonrpc"] == "2.0" and ("error" in answer or "result" in answer)
+        assert client.alive()
+    finally:
+        client.kill()
+
+
+@pytest.mark.stdio
+def test_the_memo_server_answers_bad_lines_too(tmp_path: Path) -> None:
+    client = RawClient(tmp_path, command=("memo",))
+    try:
+        for name in ("malformed", "a batch", "id null", "a lone surrogate"):
+            line, expected = BAD_LINES[name]
+            client.send(line)
+            assert client.receive() == expected
         assert client.alive()
     finally:
         client.kill()

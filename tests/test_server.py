@@ -706,12 +706,45 @@ async def test_materialize_flows_dry_run(bank: Path, snapshot: Any) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-async def test_a_schema_violation_never_reaches_mbank(bank: Path) -> None:
+SCHEMA_FIX = "({fix} and call {tool} again, as its input schema describes)."
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "problem"),
+    [
+        ("bank_route", {"question": "queue", "limit": 0}, "`limit` must be at least 1"),
+        (
+            "bank_route",
+            {"question": "queue", "layer": "inbox"},
+            "`layer` must be one of 'dna', 'knowledge', 'decision', 'delivery', 'flow' or 'other'",
+        ),
+        ("bank_route", {}, "`question` is required"),
+        ("bank_route", {"question": 5}, "`question` must be a string"),
+        (
+            "bank_route",
+            {"question": "x" * 1001},
+            "`question` is too long (at most 1000 characters)",
+        ),
+        (
+            "bank_route",
+            {"question": "q", "limit": "many"},
+            "`question` is too short (at least 2 characters); `limit` must be an integer",
+        ),
+        (
+            "bank_create",
+            {"path": "x.md"},
+            "`docKind` is required; `title` is required; `purpose` is required",
+        ),
+    ],
+)
+async def test_a_schema_violation_is_one_sentence_naming_the_argument(
+    bank: Path, tool: str, arguments: dict[str, Any], problem: str
+) -> None:
     async with Client(server_on(bank)) as client:
-        result = await client.call_tool("bank_route", {"question": "queue", "limit": 0})
-        layer = await client.call_tool("bank_route", {"question": "queue", "layer": "inbox"})
-    assert result.is_error and "validation error" in result.content[0].text  # type: ignore[union-attr]
-    assert layer.is_error and "validation error" in layer.content[0].text  # type: ignore[union-attr]
+        text = await refusal(client, tool, arguments)
+    fix = "fix them" if ";" in problem else "fix it"
+    assert text == f"invalid-arguments: {problem} " + SCHEMA_FIX.format(fix=fix, tool=tool)
+    assert "pydantic" not in text and "validation error" not in text
 
 
 async def test_an_unknown_tool_is_the_sdks_answer(bank: Path) -> None:
@@ -784,9 +817,14 @@ async def test_seed_surface_offers_only_bank_init(tmp_path: Path, snapshot: Any)
     async with Client(server_on(root)) as client:
         assert client.instructions == INSTRUCTIONS["seed"]
         assert await _lists(client) == (["bank_init"], [], [])
-        unknown = await client.call_tool("bank_route", {"question": "queue"})
+        no_bank = await refusal(client, "bank_route", {"question": "queue"})
+        unknown = await client.call_tool("bank_teleport", {})
         listed = [dumped(tool) for tool in (await client.list_tools()).tools]
-    assert unknown.content[0].text == "Unknown tool: bank_route"  # type: ignore[union-attr]
+    assert no_bank == (
+        "no bank here yet; call bank_init to create one (only when the user asks for a "
+        "knowledge base), then call bank_route again."
+    )
+    assert unknown.content[0].text == "Unknown tool: bank_teleport"  # type: ignore[union-attr]
     assert listed == snapshot
 
 
@@ -1034,6 +1072,10 @@ def test_surface_cost_needs_an_existing_bank(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, out, err = run_cli(["--root", str(tmp_path / "none"), "surface-cost"], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"mbank: No bank at {tmp_path / 'none'}: ")
+    (tmp_path / "empty").mkdir()
+    code, out, err = run_cli(["--root", str(tmp_path / "empty"), "surface-cost"], capsys)
     assert (code, out) == (2, "")
     assert "no bank at" in err
 

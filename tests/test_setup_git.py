@@ -182,11 +182,11 @@ def test_without_a_bank_it_refuses(tmp_path: Path) -> None:
     )
 
 
-def test_setup_needs_a_target_and_lists_the_registered_ones() -> None:
-    status, _, err = mbank("setup")
-    assert status == 2
-    assert "the following arguments are required: TARGET" in err
-    assert list(TARGETS) == ["git"]
+def test_setup_alone_lists_the_registered_targets() -> None:
+    status, out, err = mbank("setup")
+    assert (status, err) == (0, "")
+    assert list(TARGETS) == ["claude", "cursor", "vscode", "codex", "git"]
+    assert [line.split()[0] for line in out.splitlines()[2:]] == list(TARGETS)
 
 
 def test_init_in_a_git_work_tree_says_to_run_setup_git(tmp_path: Path) -> None:

@@ -223,12 +223,13 @@ def test_json_output_is_utf8_unescaped(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(out)["parseErrors"] == ["заметки.md"]
 
 
-def test_a_missing_root_is_an_empty_bank(
+def test_a_missing_root_is_refused_not_read_as_an_empty_bank(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(["stats", "--json", "--root", str(tmp_path / "nothing")], capsys)
-    result = json.loads(out)
-    assert (code, result["documents"], result["contract"]["present"]) == (0, 0, False)
+    # issue 15: a mistyped root must not read as a bank with nothing in it
+    code, out, err = run(["stats", "--json", "--root", str(tmp_path / "nothing")], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"mbank: No bank at {tmp_path / 'nothing'}: make one with ")
 
 
 # -- usage errors -----------------------------------------------------------------------------

@@ -273,19 +273,21 @@ def test_human_output_lists_findings_then_totals_by_count(
     assert lines[1].startswith("        YAML frontmatter declares")
     assert lines[26] == ""
     assert lines[27] == "total: 13"
-    assert lines[28] == "     3  invalid-frontmatter"
-    assert lines[29] == "     1  broken-derived-from"
+    assert lines[28] == "  errors  warnings  rule"
+    assert lines[29] == "       3         0  invalid-frontmatter"
+    assert lines[30] == "       1         0  broken-derived-from"
     assert text == snapshot
 
 
 def test_human_summary_prints_only_the_totals(fixture_bank: Path) -> None:
     assert format_validation(result_of(fixture_bank), summary=True) == (
         "total: 5\n"
-        "     1  invalid-frontmatter\n"
-        "     1  broken-derived-from\n"
-        "     1  unregistered-doc\n"
-        "     1  unresolved-rule-reference\n"
-        "     1  ssot-conflict\n"
+        "  errors  warnings  rule\n"
+        "       1         0  invalid-frontmatter\n"
+        "       1         0  broken-derived-from\n"
+        "       0         1  unregistered-doc\n"
+        "       0         1  unresolved-rule-reference\n"
+        "       1         0  ssot-conflict\n"
     )
 
 

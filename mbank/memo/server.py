@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
 import msgspec
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
@@ -44,6 +44,7 @@ from mbank.memo.model import (
 from mbank.memo.spill import InboxWriter, bank_inbox_writer
 from mbank.memo.store import MemoStore
 from mbank.memo.tools import MemoTools
+from mbank.schema_refusal import MEMO_SCHEMA_CODES, SchemaCheckedServer
 from mbank.surface import OBJECT_SCHEMA, compact_schema
 
 SERVER_NAME = "mbank-memo"
@@ -82,8 +83,10 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 DESTRUCTIVE = ToolAnnotations(destructive_hint=True)
 
 
-class MemoServer(MCPServer[Any]):
+class MemoServer(SchemaCheckedServer):
     """`MCPServer` publishing compact input schemas and `{"type": "object"}` output schemas."""
+
+    schema_code, schema_codes = "invalid_argument", MEMO_SCHEMA_CODES  # 06 §15
 
     async def list_tools(self) -> list[MCPTool]:
         """The SDK's list with schemas compacted; validation still uses the full models."""
@@ -301,5 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     """`mbank memo [options]`: serve over stdio until stdin closes."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     tools = tools_from_args(argv)
-    build_server(tools).run("stdio")
+    from mbank.stdio_guard import serve_guarded_stdio
+
+    lowlevel = build_server(tools)._lowlevel_server
+    anyio.run(serve_guarded_stdio, lowlevel, lowlevel.create_initialization_options())
     return 0

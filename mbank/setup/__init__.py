@@ -8,12 +8,13 @@ editor or agent client) is one module and one row here.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from mbank.setup import git
+from mbank.setup import clients, git
 
 
 class SetupTarget(msgspec.Struct, frozen=True):
@@ -25,14 +26,29 @@ class SetupTarget(msgspec.Struct, frozen=True):
 
 
 TARGETS: dict[str, SetupTarget] = {
+    **{
+        name: SetupTarget(
+            client.help, clients.add_client_arguments(name), clients.client_runner(name)
+        )
+        for name, client in clients.CLIENTS.items()
+    },
     "git": SetupTarget(git.HELP, git.add_arguments, git.run),
 }
 
 
+def list_targets(args: argparse.Namespace) -> int:
+    """`mbank setup` with no target: what each target writes; exit 0."""
+    sys.stdout.write(clients.format_clients())
+    return 0
+
+
 def add_setup_commands(subparsers: Any) -> None:
     """Register `mbank setup <target>` for every target in `TARGETS`."""
-    setup = subparsers.add_parser("setup", help="wire mbank into the tools around the project")
-    targets = setup.add_subparsers(dest="setup_target", metavar="TARGET", required=True)
+    setup = subparsers.add_parser(
+        "setup", help="wire a client (claude, cursor, vscode, codex) or git into the project"
+    )
+    setup.set_defaults(handler=list_targets)
+    targets = setup.add_subparsers(dest="setup_target", metavar="TARGET")
     for name, target in TARGETS.items():
         parser = targets.add_parser(name, help=target.help)
         target.add_arguments(parser)
