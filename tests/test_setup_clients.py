@@ -319,7 +319,7 @@ def test_the_written_server_command_answers_initialize_with_every_tool(
     args = [arg.replace("${workspaceFolder}", str(banked)) for arg in entry["args"]]
     name, tools = anyio.run(_initialize, entry["command"], args, banked)
     assert name == "memorybank"
-    assert tools == FULL_TOOLS and len(tools) == 18
+    assert tools == FULL_TOOLS and len(tools) == 19
 
 
 @pytest.mark.stdio

@@ -69,14 +69,17 @@ with the shell.
   paths in one call, one section when you can), `bank_graph`; start a session with
   `memorybank://index`.
 - **Changing:** `bank_edit` (one exact fragment), `bank_update_section` (one `##` section),
-  `bank_rewrite` (a whole body), `bank_set_field` (one frontmatter value),
-  `bank_set_status` (lifecycle).
+  `bank_rewrite` (a whole body), `bank_set_field` (one frontmatter value, or a list field
+  such as `derived_from` as a list), `bank_set_status` (lifecycle), `bank_undo` (the newest
+  write not yet undone; call again to step further back).
 - **Creating:** `bank_create` (a governed document; `inbox: true` for an unreviewed note),
   `bank_promote` and `bank_discard` (reviewing `_inbox/`).
 - **Checking:** `bank_validate` before a commit, `bank_changed` (what moved),
   `bank_drift` (code that moved on without its document).
 
-Every write accepts `dryRun: true` and answers with the diff it would apply.
+Every write accepts `dryRun: true` and answers with the diff it would apply. Nothing under
+`dna/` (the bank's governance) can be changed over MCP: propose the change as an inbox note
+(`bank_create` with `inbox: true`) for a person to apply.
 """
 
 
