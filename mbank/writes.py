@@ -148,7 +148,14 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     p1 = os.path.realpath(lexical_p1)
     lexical_p2 = git_top(bank_lexical)
     p2 = os.path.realpath(lexical_p2) if lexical_p2 is not None else None
-    real = os.path.realpath(lexical)
+    try:
+        real = os.path.realpath(lexical)
+    except OSError:  # a link vanished while it was being resolved (a racing rename)
+        return refusal(
+            "file-unreadable",
+            f"{label} could not be read (no such file). The path is absolute, or relative to "
+            "the server's working directory.",
+        )
     real_bases = [base for base in (p1, p2) if base is not None]
     if not any(is_within(real, base) for base in real_bases):
         lexical_bases = [*real_bases, lexical_p1, *([lexical_p2] if lexical_p2 else [])]
@@ -193,7 +200,7 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     except RefusalError as exc:
         return FileRead(refusal=exc.refusal)
     except OSError as exc:
-        why = (exc.strerror or str(exc)).lower()
+        why = "no such file" if exc.errno == errno.ENOENT else (exc.strerror or str(exc)).lower()
         return refusal(
             "file-unreadable",
             f"{label} could not be read ({why}). The path is absolute, or relative to the "
@@ -231,7 +238,9 @@ def open_confined(base: str, relative: str, label: str) -> int:
             parent = inner
         return open_file(parent, parts[-1], parts[-1], os.O_RDONLY | os.O_NONBLOCK)
     except BadEntry as bad:
-        if bad.found == "a symbolic link":
+        # A directory that is not one, or a name whose kind changed under the open (the race
+        # of item 6: `bad.found` is read after the failed open), is the swapped link.
+        if bad.wanted == "a directory" or bad.found not in ("a directory", "a special file"):
             raise refuse(
                 "file-symlink", f"{label} leads outside this project through a symbolic link."
             ) from None
