@@ -304,9 +304,7 @@ def test_a_control_character_in_a_missing_path_is_echoed_escaped(
 ) -> None:
     with assert_unchanged(bank):
         result = cli(bank, "set-status", "ops/no\x1b]0;pwned\x07.md", "active")
-        assert refused_line(result) == (
-            "Not a document of this bank: ops/no\\x1b]0;pwned\\x07.md"
-        )
+        assert refused_line(result) == ("Not a document of this bank: ops/no\\x1b]0;pwned\\x07.md")
 
 
 # --------------------------------------------------------------------------------------------
