@@ -11,9 +11,12 @@ inside `assert_unchanged`.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +26,10 @@ from test_hostile_journal import (
     cli,
     create_args,
     env,
-    read_only_place,  # noqa: F401  (a fixture)
     refused_line,
     serving,
     tree_state,
     unprivileged,
-    victim,  # noqa: F401  (a fixture)
     written,
 )
 
@@ -40,6 +41,17 @@ from mbank.writes import run_write
 pytestmark = pytest.mark.concurrency
 
 SECRET = "OUTSIDE-SECRET-BYTES"
+
+
+@pytest.fixture
+def shared_place() -> Iterator[Path]:
+    """A directory every user can enter (pytest's own temp dirs are private to root)."""
+    place = Path(tempfile.mkdtemp(prefix="mbank-edges-"))
+    place.chmod(0o755)
+    try:
+        yield place
+    finally:
+        shutil.rmtree(place)
 
 
 @pytest.fixture
@@ -340,12 +352,12 @@ def test_a_0444_document_is_refused_for_every_replace_or_delete(
 
 
 def test_a_document_this_user_cannot_write_is_refused_as_an_unprivileged_user(
-    read_only_place: Path, assert_unchanged: Any
+    shared_place: Path, assert_unchanged: Any
 ) -> None:
     user = unprivileged()
     if not user:
         pytest.skip("not root: no second user to own the bank")
-    bank = written(read_only_place / "bank")
+    bank = written(shared_place / "bank")
     # nobody may write the bank's directories (so the journal works) but not the document
     for directory, dirnames, _files in os.walk(bank):
         os.chmod(directory, 0o777)
