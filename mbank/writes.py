@@ -65,7 +65,7 @@ from mbank.model import (
 from mbank.paths import is_within, refuse
 from mbank.plan import apply_virtually, plan_diff, snapshot_pre_image
 from mbank.snapshot import Bank, Snapshot
-from mbank.write_declaration import Published, WriteTool
+from mbank.write_declaration import TEXT_LIMIT, Published, WriteTool
 
 GateAndPlan = Callable[[Snapshot, Intent[Any, Any]], PlanOutcome]
 GatherFacts = Callable[[Snapshot], Any]
@@ -550,13 +550,15 @@ def run_undo(
 
 
 def _length_bounds(args: type[Any]) -> dict[str, int]:
-    """`{argument name as given: its published max_length}` for the tool's arguments."""
+    """`{argument name as given: TEXT_LIMIT}` for the tool's text arguments bound by it."""
     hints = get_type_hints(args, include_extras=True)
     bounds: dict[str, int] = {}
     for field in msgspec.structs.fields(args):
         metadata = get_args(hints[field.name])[1:] if field.name in hints else ()
         for item in metadata:
-            if isinstance(item, Published) and item.max_length is not None:
+            # the 1,000,000 bound of text and content; a smaller bound (a name, a reason) has
+            # its tool's own gate and message, which the CLI reaches as before
+            if isinstance(item, Published) and item.max_length == TEXT_LIMIT:
                 bounds[field.encode_name] = item.max_length
     return bounds
 
