@@ -9,12 +9,14 @@ the facts Struct of every write to one existing document.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
 from mbank.model import Doc, RefusalError
+from mbank.parse import split_frontmatter
 from mbank.paths import normalise_caller_path, not_a_document, refuse
 from mbank.projection import Snapshot
 from mbank.write_declaration import FactPaths, KnownFacts
@@ -71,6 +73,45 @@ def refuse_template(doc: Doc) -> None:
         )
 
 
+_TOP_LEVEL_KEY = re.compile(r"^([^\s#:][^:]*?)\s*:(?:\s|$)")
+
+
+def duplicate_keys(doc: Doc, text: str) -> tuple[str, ...]:
+    """The frontmatter keys `doc` declares more than once, in the order they first appear.
+
+    The parser stops at the first duplicate (`parse_error_kind == "duplicate-key"`, its
+    message naming that key); every top-level one is named from the frontmatter's lines, and
+    a nested duplicate falls back to the parser's key.
+    """
+    if doc.parse_error_kind != "duplicate-key":
+        return ()
+    seen: dict[str, int] = {}
+    yaml_text = split_frontmatter(text).yaml_text or ""
+    for line in yaml_text.split("\n"):
+        match = _TOP_LEVEL_KEY.match(line.rstrip("\r"))
+        if match is not None:
+            key = match.group(1).strip().strip("\"'")
+            seen[key] = seen.get(key, 0) + 1
+    found = tuple(key for key, count in seen.items() if count > 1)
+    if found:
+        return found
+    error = doc.parse_error or ""
+    return (error.split('"')[1],) if error.count('"') >= 2 else ("?",)
+
+
+def refuse_duplicate_keys(doc: Doc, text: str) -> None:
+    """`duplicate-keys`: a write would edit one of two values while readers keep the other
+    (issue 13 item 12), so every write to such a document is refused until a person fixes it."""
+    keys = duplicate_keys(doc, text)
+    if keys:
+        named = ", ".join(f'"{key}"' for key in keys)
+        raise refuse(
+            "duplicate-keys",
+            f"{doc.path} declares {named} more than once in its frontmatter; keep one of each "
+            "by hand, then write again; nothing was written.",
+        )
+
+
 def document_to_write(snapshot: Snapshot, facts: DocumentFacts, given: str) -> Doc:
     """The document a body or field write targets, through §2.1–§2.4 in order.
 
@@ -81,6 +122,7 @@ def document_to_write(snapshot: Snapshot, facts: DocumentFacts, given: str) -> D
     doc = require_document(snapshot, facts.gone, given, path)
     require_text(doc)
     refuse_template(doc)
+    refuse_duplicate_keys(doc, snapshot.raw.get(path, ""))
     return doc
 
 

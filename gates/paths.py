@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import msgspec
 
-from mbank.paths import check_write_target, refuse
+from mbank.paths import check_linkable, check_write_target, refuse
 from mbank.projection import Snapshot
 
 FactT = TypeVar("FactT", bound=msgspec.Struct)
@@ -72,5 +72,6 @@ def check_new_document_path(
     `exists-unindexed`.
     """
     check_write_target(path, must_be_md=True)
+    check_linkable(path)
     refuse_symlink_escape(on_disk, path)
     refuse_existing(snapshot, on_disk, path)

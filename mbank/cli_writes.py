@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from mbank.gates.governance import GOVERNANCE_FLAG
-from mbank.write_declaration import CliArg, WriteTool
+from mbank.write_declaration import TEXT_LIMIT, CliArg, WriteTool
 
 
 class CliArgumentError(Exception):
@@ -112,7 +112,8 @@ def write_arguments(tool: WriteTool[Any, Any], parsed: argparse.Namespace) -> di
         elif arg.kind == "file":
             inline = arg.inline or ""
             if value == "-" and given.get(inline) is None:
-                given[inline] = sys.stdin.read()
+                # one character past the bound is enough for the engine to refuse it
+                given[inline] = sys.stdin.read(TEXT_LIMIT + 1)
             elif value is not None:
                 given[arg.to] = value
         elif value is not None:

@@ -7,6 +7,7 @@ root, where does a path really lead) are passed in by the shell; nothing here st
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Iterable
 
 from mbank.model import Refusal, RefusalError
@@ -44,7 +45,9 @@ def normalise_caller_path(
     if "\x00" in text:
         raise refuse("path-nul", "Path contains a NUL character.")
     if "\\" in text:
-        raise refuse("path-backslash", f'Path contains a backslash; bank paths use "/": {given}')
+        raise refuse(
+            "path-backslash", f'Path contains a backslash; bank paths use "/": {shown(given)}'
+        )
     if text.startswith("/"):
         absolute = posixpath.normpath(text)
         if absolute.startswith("//"):
@@ -58,7 +61,7 @@ def normalise_caller_path(
                 text = absolute[len(prefix) :]
                 break
         else:
-            raise refuse("path-outside", f"Path must stay inside the bank: {given}")
+            raise refuse("path-outside", f"Path must stay inside the bank: {shown(given)}")
     while text.startswith("./"):
         text = text[2:]
     segments: list[str] = []
@@ -67,7 +70,7 @@ def normalise_caller_path(
             continue
         if segment == "..":
             if not segments:
-                raise refuse("path-outside", f"Path must stay inside the bank: {given}")
+                raise refuse("path-outside", f"Path must stay inside the bank: {shown(given)}")
             segments.pop()
             continue
         segments.append(segment)
@@ -75,7 +78,7 @@ def normalise_caller_path(
         if _segment_too_long(segment):
             raise refuse(
                 "path-segment-too-long",
-                f"Path has a segment longer than 255 bytes: {segment[:40]}…",
+                f"Path has a segment longer than 255 bytes: {shown(segment[:40])}…",
             )
     path = "/".join(segments)
     root_name = posixpath.basename(root.rstrip("/"))
@@ -99,7 +102,7 @@ def inner_root_dir_guess(root: str, paths: Iterable[str]) -> bool:
 def not_a_document(given: str, note: str | None = None) -> RefusalError:
     """`Not a document of this bank: <path as given>`, plus the journal's note when there is
     one (spec 02 §5, 03 §2.2, §14.9)."""
-    message = f"Not a document of this bank: {given}"
+    message = f"Not a document of this bank: {shown(given)}"
     if note:
         message = f"{message}. {note}"
     return refuse("not-a-document", message)
@@ -114,20 +117,63 @@ def check_write_target(path: str, *, must_be_md: bool) -> None:
     if not path:
         raise refuse("path-empty", "`path` is required.")
     if must_be_md and not path.endswith(".md"):
-        raise refuse("path-not-md", f"Path must end in .md: {path}")
+        raise refuse("path-not-md", f"Path must end in .md: {shown(path)}")
     segments = path.split("/")
     for segment in segments:
         if segment.startswith("."):
             raise refuse(
                 "path-hidden",
-                "Path goes through a hidden (dot) name, which the bank does not index: " + path,
+                "Path goes through a hidden (dot) name, which the bank does not index: "
+                + shown(path),
             )
     for segment in segments[:-1]:
         if segment in SKIPPED_DIRECTORIES:
             raise refuse(
                 "path-skipped-dir",
-                f'Path goes through "{segment}/", which the bank does not index: {path}',
+                f'Path goes through "{shown(segment)}/", which the bank does not index: '
+                + shown(path),
             )
+
+
+_URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:", re.ASCII)
+
+
+def shown(text: str) -> str:
+    """`text` as a message may echo it: control and other unprintable characters escaped
+    (`\\n`, `\\x1b`), so a name cannot break a line or drive a terminal (issue 13 item 13)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def unlinkable_reason(path: str) -> str | None:
+    """What in a new document's path no index link could carry, or None (issue 13 item 13).
+
+    The index registers a document as `[title](path)`, and a link's target is read up to the
+    first space or `)` (spec 01 §5.5), cut at `#`, and taken for a URL when it opens with a
+    scheme: such a document would be listed yet unregistered.
+    """
+    for char in path:
+        if char.isspace():
+            return "a space" if char == " " else "a whitespace character"
+        if not char.isprintable():
+            return "a control character"
+        if char in ")#":
+            return f'a "{char}"'
+    if any(_URL_LIKE.match(segment) for segment in path.split("/")):
+        return "a name that reads as a URL"
+    return None
+
+
+def check_linkable(path: str) -> None:
+    """`path-unlinkable`: refuse a new document whose path no index link could name."""
+    reason = unlinkable_reason(path)
+    if reason is not None:
+        raise refuse(
+            "path-unlinkable",
+            f"Path has {reason}, so no index link could name it: {shown(path)}. Use letters, "
+            'digits, "-", "_", "." and "/" (a "-" for a space).',
+        )
 
 
 def normalise_scope(scope: str | None) -> str | None:

@@ -19,7 +19,7 @@ import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import msgspec
 
@@ -50,6 +50,7 @@ from mbank.journal import (
     record_ops,
     recover,
 )
+from mbank.journal.tree import BadEntry, open_directory, open_file
 from mbank.model import (
     CreateFile,
     FileRead,
@@ -64,7 +65,7 @@ from mbank.model import (
 from mbank.paths import is_within, refuse
 from mbank.plan import apply_virtually, plan_diff, snapshot_pre_image
 from mbank.snapshot import Bank, Snapshot
-from mbank.write_declaration import WriteTool
+from mbank.write_declaration import TEXT_LIMIT, Published, WriteTool
 
 GateAndPlan = Callable[[Snapshot, Intent[Any, Any]], PlanOutcome]
 GatherFacts = Callable[[Snapshot], Any]
@@ -147,7 +148,14 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     p1 = os.path.realpath(lexical_p1)
     lexical_p2 = git_top(bank_lexical)
     p2 = os.path.realpath(lexical_p2) if lexical_p2 is not None else None
-    real = os.path.realpath(lexical)
+    try:
+        real = os.path.realpath(lexical)
+    except OSError:  # a link vanished while it was being resolved (a racing rename)
+        return refusal(
+            "file-unreadable",
+            f"{label} could not be read (no such file). The path is absolute, or relative to "
+            "the server's working directory.",
+        )
     real_bases = [base for base in (p1, p2) if base is not None]
     if not any(is_within(real, base) for base in real_bases):
         lexical_bases = [*real_bases, lexical_p1, *([lexical_p2] if lexical_p2 else [])]
@@ -182,15 +190,17 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
             "or write the document in sections.",
         )
     try:
-        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        descriptor = open_confined(base, relative, label)
         try:
             if not stat.S_ISREG(os.fstat(descriptor).st_mode):
                 return refusal("file-not-regular", f"{label} is not a regular file.")
             content = os.read(descriptor, FILE_LIMIT + 1)
         finally:
             os.close(descriptor)
+    except RefusalError as exc:
+        return FileRead(refusal=exc.refusal)
     except OSError as exc:
-        why = (exc.strerror or str(exc)).lower()
+        why = "no such file" if exc.errno == errno.ENOENT else (exc.strerror or str(exc)).lower()
         return refusal(
             "file-unreadable",
             f"{label} could not be read ({why}). The path is absolute, or relative to the "
@@ -209,6 +219,34 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     if text is None or "\x00" in text:
         return refusal("file-not-utf8", f"{label} is not UTF-8 text.")
     return FileRead(text=text, sha256=sha256_hex(content), size=len(content))
+
+
+def open_confined(base: str, relative: str, label: str) -> int:
+    """A read descriptor for `base/relative`, opened one component at a time from `base`'s
+    descriptor without following a single link (issue 13 item 6).
+
+    The confinement check above looked at real paths; a directory swapped for a symbolic link
+    after that check would otherwise send the open outside the project. Here a component that
+    has become a link refuses `file-symlink`, so what is opened is what was checked.
+    """
+    parts = [part for part in relative.split(os.sep) if part not in ("", ".")]
+    parent = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for directory in parts[:-1]:
+            inner = open_directory(parent, directory, directory)
+            os.close(parent)
+            parent = inner
+        return open_file(parent, parts[-1], parts[-1], os.O_RDONLY | os.O_NONBLOCK)
+    except BadEntry as bad:
+        # A directory that is not one, or a name whose kind changed under the open (the race
+        # of item 6: `bad.found` is read after the failed open), is the swapped link.
+        if bad.wanted == "a directory" or bad.found not in ("a directory", "a special file"):
+            raise refuse(
+                "file-symlink", f"{label} leads outside this project through a symbolic link."
+            ) from None
+        raise refuse("file-not-regular", f"{label} is not a regular file.") from None
+    finally:
+        os.close(parent)
 
 
 def read_file_arguments(
@@ -511,6 +549,36 @@ def run_undo(
 # --------------------------------------------------------------------------------------------
 
 
+def _length_bounds(args: type[Any]) -> dict[str, int]:
+    """`{argument name as given: TEXT_LIMIT}` for the tool's text arguments bound by it."""
+    hints = get_type_hints(args, include_extras=True)
+    bounds: dict[str, int] = {}
+    for field in msgspec.structs.fields(args):
+        metadata = get_args(hints[field.name])[1:] if field.name in hints else ()
+        for item in metadata:
+            # the 1,000,000 bound of text and content; a smaller bound (a name, a reason) has
+            # its tool's own gate and message, which the CLI reaches as before
+            if isinstance(item, Published) and item.max_length == TEXT_LIMIT:
+                bounds[field.encode_name] = item.max_length
+    return bounds
+
+
+def refuse_too_long(tool: WriteTool[Any, Any], given: Mapping[str, Any]) -> None:
+    """Refuse a text argument past the bound MCP's schema publishes (issue 13 item 11).
+
+    MCP refuses it before the call; the CLI (`--body`, `--body-file -`, …) and a library call
+    reach the engine directly, so the same bound is held here for them.
+    """
+    for name, bound in _length_bounds(tool.args).items():
+        value = given.get(name)
+        if isinstance(value, str) and len(value) > bound:
+            raise refuse(
+                "text-too-long",
+                f"`{name}` is longer than the {bound} characters it accepts; shorten it, or "
+                "write the document in sections.",
+            )
+
+
 def convert_arguments(tool: WriteTool[Any, Any], given: Mapping[str, Any]) -> Any:
     """The tool's arguments Struct from the caller's input, or an `invalid-arguments` refusal.
 
@@ -518,6 +586,7 @@ def convert_arguments(tool: WriteTool[Any, Any], given: Mapping[str, Any]) -> An
     applies and the gates answer as they would for an argument never given.
     """
     present = {key: value for key, value in given.items() if value is not None}
+    refuse_too_long(tool, present)
     try:
         return msgspec.convert(present, tool.args)
     except msgspec.ValidationError as exc:

@@ -134,7 +134,11 @@ def banks(corpus: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
     if missing:
         pytest.fail(f"MBANK_TEST_ROOTS does not include {', '.join(missing)}")
     return {
-        name: Path(shutil.copytree(corpus[name], tmp_path / name, symlinks=True))
+        name: Path(
+            shutil.copytree(
+                corpus[name], tmp_path / name, symlinks=True, copy_function=shutil.copyfile
+            )
+        )
         for name in DOCUMENT_COUNTS
     }
 

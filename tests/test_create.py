@@ -1175,7 +1175,7 @@ def test_creates_promotions_and_discards_work_on_the_real_banks(
 
     for name, source in sorted(corpus.items()):
         root = tmp_path / name
-        shutil.copytree(source, root)
+        shutil.copytree(source, root, copy_function=shutil.copyfile)  # writable copies
         bank = Bank(root)
         errors_before = {f for f in findings(bank.refresh()) if f.severity == "error"}
         engine = {"clock": Clock(), "make_id": Ids(), "cwd": str(tmp_path)}

@@ -572,7 +572,7 @@ async def test_the_dna_refusals_on_a_copy_of_each_shared_bank(
 async def dna_refusals_on_a_copy(
     bank: Path, source: Path, assert_unchanged: Any, capsys: Any
 ) -> None:
-    shutil.copytree(source, bank, symlinks=True)
+    shutil.copytree(source, bank, symlinks=True, copy_function=shutil.copyfile)
     writes = {
         "bank_set_field": {"path": "dna/principles.md", "field": "owner", "value": "x"},
         "bank_create": {

@@ -34,7 +34,7 @@ def copied(corpus: dict[str, Path], name: str, tmp_path: Path) -> Path:
     """A private copy of one corpus bank."""
     if name not in corpus:
         pytest.skip(f"{name} is not among the banks of MBANK_TEST_ROOTS")
-    return Path(shutil.copytree(corpus[name], tmp_path / name))
+    return Path(shutil.copytree(corpus[name], tmp_path / name, copy_function=shutil.copyfile))
 
 
 def by_rule(snapshot: Snapshot) -> dict[str, int]:

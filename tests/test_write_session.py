@@ -516,5 +516,10 @@ def test_a_session_on_a_copy_of_each_corpus_adds_no_finding(
     if name not in corpus:
         pytest.skip(f"{name} is not among MBANK_TEST_ROOTS")
     root = tmp_path / name
-    shutil.copytree(corpus[name], root, ignore=shutil.ignore_patterns(".mbank", ".git"))
+    shutil.copytree(
+        corpus[name],
+        root,
+        ignore=shutil.ignore_patterns(".mbank", ".git"),
+        copy_function=shutil.copyfile,
+    )
     _assert_coverage(run_session(root, assert_unchanged))

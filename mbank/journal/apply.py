@@ -86,6 +86,24 @@ def verified_current(root: str, real_root: str, op: AnyFileOp, absolute: str) ->
     return current
 
 
+def refuse_read_only(bank_path: str, absolute: str, mode: int | None) -> None:
+    """`document-read-only`: a write would replace or delete a file a person made read-only.
+
+    The swap renames over the file, which the file's own bits never stop, so they are asked
+    here (issue 13 item 14): no write bit at all (0444, which root would ignore too), or none
+    this user holds.
+    """
+    if mode is None:
+        return
+    if mode & 0o222 and os.access(absolute, os.W_OK, follow_symlinks=False):
+        return
+    raise refuse(
+        "document-read-only",
+        f"{bank_path} is read-only on disk (mode {mode:04o}); make it writable (chmod u+w) "
+        "if it should change; nothing was written.",
+    )
+
+
 @dataclass
 class _Step:
     """One op being applied, with what its rollback needs and what its swap must do."""
@@ -125,6 +143,8 @@ def check_preconditions(root: str, real_root: str, plan: Plan) -> list[_Step]:
     for op in plan.ops:
         absolute = bank_absolute(root, op.path)
         current = verified_current(root, real_root, op, absolute)
+        if not isinstance(op, CreateFile):
+            refuse_read_only(op.path, absolute, current.mode)
         steps.append(_Step(op, absolute, current.content, current.mode))
     return steps
 
