@@ -19,6 +19,7 @@ from mbank.cli_writes import CliArgumentError
 from mbank.discovery import discover_root, git_top
 from mbank.gitmerge.commands import add_git_merge_commands
 from mbank.model import RefusalError
+from mbank.paths import terminal_text
 from mbank.setup import add_setup_commands
 from mbank.setup.git import SETUP_GIT_NOTE
 
@@ -79,7 +80,7 @@ def print_result(args: argparse.Namespace, result: Any, render: Callable[[Any], 
     if args.json:
         print_json(result)
     else:
-        sys.stdout.write(render(result))
+        sys.stdout.write(terminal_text(render(result)))
     return EXIT_OK
 
 
@@ -243,13 +244,13 @@ def _run_graph(args: argparse.Namespace) -> int:
         not_a_document_note=_journal_note(bank.root),
     )
     if args.format == "mermaid":
-        sys.stdout.write(render_mermaid(result) + "\n")
+        sys.stdout.write(terminal_text(render_mermaid(result)) + "\n")
     elif args.format == "dot":
-        sys.stdout.write(render_dot(result) + "\n")
+        sys.stdout.write(terminal_text(render_dot(result)) + "\n")
     elif args.json:
         print_json(result)
     else:
-        sys.stdout.write(render_text(result) + "\n")
+        sys.stdout.write(terminal_text(render_text(result)) + "\n")
     return EXIT_OK
 
 
@@ -759,7 +760,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"mbank: {exc}\n")
         return EXIT_USAGE
     except RefusalError as exc:
-        sys.stderr.write(f"mbank: {exc.refusal.message}\n")
+        sys.stderr.write(f"mbank: {terminal_text(exc.refusal.message)}\n")
         return EXIT_REFUSED
     except BrokenPipeError:
         return EXIT_OK

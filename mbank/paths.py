@@ -146,6 +146,20 @@ def shown(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
+# Control characters (C0, DEL, C1) other than the line break and tab, as printable escapes.
+_CONTROLS = {
+    code: repr(chr(code))[1:-1]
+    for code in (*range(0x20), *range(0x7F, 0xA0))
+    if chr(code) not in "\n\t"
+}
+
+
+def terminal_text(text: str) -> str:
+    """Human output with every control character but `\n` and `\t` escaped (`\x1b`, `\r`),
+    so a file name or body that carries one cannot drive the terminal (issue 13 item 13)."""
+    return text.translate(_CONTROLS)
+
+
 def unlinkable_reason(path: str) -> str | None:
     """What in a new document's path no index link could carry, or None (issue 13 item 13).
 
