@@ -29,7 +29,13 @@ from typing import Annotated, Any
 import msgspec
 
 from mbank.frontmatter_writer import frontmatter_block
-from mbank.gates.documents import bank_path, bank_path_or_none, require_document, require_text
+from mbank.gates.documents import (
+    bank_path,
+    bank_path_or_none,
+    refuse_duplicate_keys,
+    require_document,
+    require_text,
+)
 from mbank.gates.governance import check_governance
 from mbank.gates.paths import PathOnDisk, check_new_document_path
 from mbank.gates.vocabulary import default_doc_function
@@ -137,6 +143,8 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[PromoteArgs, PromoteFacts])
             f"Only quarantined documents can be promoted; {source} is not in _inbox/.",
         )
     require_text(note)
+    # a note whose frontmatter repeats a key would promote one reading of it (issue 13 item 12)
+    refuse_duplicate_keys(note, snapshot.raw.get(source, ""))
     destination = bank_path(snapshot, facts.inner_root_dir, args.to)
     if destination.startswith(INBOX):
         raise refuse(

@@ -262,6 +262,22 @@ def test_every_write_to_a_document_with_duplicate_keys_is_refused_naming_them(
         assert refused_line(cli(bank, *argv)) == DUPLICATES
 
 
+def test_promoting_a_note_with_duplicate_keys_is_refused_naming_them(
+    bank: Path, assert_unchanged: Any
+) -> None:
+    note = bank / "_inbox" / "dup.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(
+        "---\ntitle: A note\ntitle: Another\npurpose: Why.\ndoc_kind: domain\n---\n# A note\n",
+        encoding="utf-8",
+    )
+    with assert_unchanged(bank):
+        assert refused_line(cli(bank, "promote", "_inbox/dup.md", "--to", "ops/dup.md")) == (
+            '_inbox/dup.md declares "title" more than once in its frontmatter; keep one of '
+            "each by hand, then write again; nothing was written."
+        )
+
+
 # --------------------------------------------------------------------------------------------
 # Item 13: names no index link could carry are refused, and echoed escaped
 # --------------------------------------------------------------------------------------------
