@@ -318,17 +318,7 @@ WRITE_TOOL = WriteTool(
         CliArg(
             ("--purpose",), "purpose", default="", help="when to read it; routing ranks on this"
         ),
-        CliArg(
-            ("--derived",), "derivedFrom", kind="list", metavar="A,B", help="derived_from entries"
-        ),
-        CliArg(
-            ("--canonical",),
-            "canonicalFor",
-            kind="list",
-            metavar="K1,K2",
-            help="canonical_for keys",
-        ),
-        CliArg(("--must-not-define",), "mustNotDefine", kind="list", metavar="K1,K2"),
+        *LIST_FLAGS,
         CliArg(("--status",), "status", default=DEFAULT_STATUS),
         *content_flags("body"),
         CliArg(("--extra",), "extra", kind="extra", metavar="KEY=VALUE", help="repeatable"),

@@ -46,6 +46,7 @@ from mbank.plan import create_document, delete_document, document_text, replace_
 from mbank.projection import Snapshot
 from mbank.reducers.create import (
     INBOX,
+    LIST_FLAGS,
     NO_INDEX,
     Keys,
     format_written,
@@ -261,17 +262,7 @@ WRITE_TOOL = WriteTool(
         CliArg(("--kind",), "docKind", help="doc_kind (default: the note's)"),
         CliArg(("--title",), "title", help="default: the note's"),
         CliArg(("--purpose",), "purpose", help="default: the note's"),
-        CliArg(
-            ("--derived",), "derivedFrom", kind="list", metavar="A,B", help="derived_from entries"
-        ),
-        CliArg(
-            ("--canonical",),
-            "canonicalFor",
-            kind="list",
-            metavar="K1,K2",
-            help="canonical_for keys",
-        ),
-        CliArg(("--must-not-define",), "mustNotDefine", kind="list", metavar="K1,K2"),
+        *LIST_FLAGS,
         CliArg(("--status",), "status", help="default active"),
     ),
 )
