@@ -85,6 +85,29 @@ def _extra(pairs: list[str] | None, as_json: str | None) -> dict[str, Any] | Non
     return extra if pairs or as_json is not None else None
 
 
+def _standard_input(flag: str) -> str:
+    """What `FLAG -` reads: standard input as strict UTF-8 (one character past the bound, so
+    the engine's `text-too-long` still sees an over-long input)."""
+    raw = sys.stdin.buffer.read(4 * (TEXT_LIMIT + 1))
+    try:
+        return raw.decode("utf-8")[: TEXT_LIMIT + 1]
+    except UnicodeDecodeError as exc:
+        raise CliArgumentError(
+            f"{flag} -: standard input is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+            f"offset {exc.start}); pass a UTF-8 file."
+        ) from None
+
+
+def _checked_text(flag: str, value: Any) -> Any:
+    """A command-line value as given; bytes that were not UTF-8 (which Python keeps as lone
+    surrogates) are a usage error naming the flag, not a traceback in the writer."""
+    if isinstance(value, str) and any("\udc80" <= char <= "\udcff" for char in value):
+        raise CliArgumentError(f"{flag}: the value is not UTF-8 text; pass UTF-8.")
+    if isinstance(value, list):
+        return [_checked_text(flag, item) for item in value]
+    return value
+
+
 def write_arguments(tool: WriteTool[Any, Any], parsed: argparse.Namespace) -> dict[str, Any]:
     """The tool's arguments from the parsed flags, in the order of its arguments Struct.
 
@@ -96,7 +119,7 @@ def write_arguments(tool: WriteTool[Any, Any], parsed: argparse.Namespace) -> di
     extra_pairs: list[str] | None = None
     extra_json: str | None = None
     for arg in tool.cli:
-        value = getattr(parsed, _dest(arg))
+        value = _checked_text(arg.flags[0], getattr(parsed, _dest(arg)))
         if arg.kind == "flag":
             if value:
                 given[arg.to] = True
@@ -113,7 +136,7 @@ def write_arguments(tool: WriteTool[Any, Any], parsed: argparse.Namespace) -> di
             inline = arg.inline or ""
             if value == "-" and given.get(inline) is None:
                 # one character past the bound is enough for the engine to refuse it
-                given[inline] = sys.stdin.read(TEXT_LIMIT + 1)
+                given[inline] = _standard_input(arg.flags[0])
             elif value is not None:
                 given[arg.to] = value
         elif value is not None:

@@ -7,6 +7,8 @@ output of every read subcommand, and every refusal on stderr, must too.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,33 @@ def test_a_refusal_on_stderr_prints_the_name_escaped(bank: Path, capsys: Any) ->
     _, err = capsys.readouterr()
     assert code == 1
     assert "\x1b" not in err and "\\x1b[2J" in err
+
+
+def _mbank(
+    bank: Path, *argv: bytes | str, stdin: bytes = b""
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "mbank", "--root", str(bank), *argv],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_non_utf8_standard_input_is_refused_with_a_sentence(
+    bank: Path, assert_unchanged: Any
+) -> None:
+    with assert_unchanged(bank):
+        done = _mbank(bank, "rewrite", HOSTILE_NAME, "--body-file", "-", stdin=b"ab\xff\xfe\n")
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    assert done.stderr.decode().endswith(
+        "mbank: --body-file -: standard input is not UTF-8 text (byte 0xff at offset 2); "
+        "pass a UTF-8 file.\n"
+    )
+
+
+def test_a_non_utf8_argument_is_refused_with_a_sentence(bank: Path, assert_unchanged: Any) -> None:
+    with assert_unchanged(bank):
+        done = _mbank(bank, "set-field", HOSTILE_NAME.encode(), b"purpose", b"caf\xff")
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    assert done.stderr.decode().endswith("mbank: value: the value is not UTF-8 text; pass UTF-8.\n")
