@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import cast
 
 import msgspec
+from dulwich.config import StackedConfig
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Commit, ObjectID, Tree, parse_tree
 from dulwich.objectspec import AmbiguousShortId, parse_commit
@@ -24,6 +25,24 @@ from dulwich.repo import Repo
 from mbank.paths import SKIPPED_DIRECTORIES
 
 _OPERATORS = re.compile(r"(~\d*|\^\d*)")
+
+
+class TolerantRepo(Repo):
+    """A repository whose user and system git config may be unreadable or broken.
+
+    dulwich reads `~/.gitconfig` (and `/etc/gitconfig`) for the index and the ignore rules;
+    one that is a directory, unreadable or malformed made every git read a traceback. mbank
+    needs nothing from it that changes an answer, so then only the repository's own config is
+    used (issue 13, item 8).
+    """
+
+    def get_config_stack(self) -> StackedConfig:
+        """The usual stack, else the repository's own config alone."""
+        try:
+            return super().get_config_stack()
+        except (OSError, ValueError, UnicodeDecodeError, KeyError):
+            local = self.get_config()
+            return StackedConfig([local], writable=local)
 
 
 def discover_repo(start: str) -> Repo | None:
@@ -35,7 +54,7 @@ def discover_repo(start: str) -> Repo | None:
             return None
         directory = parent
     try:
-        return Repo.discover(directory)
+        return TolerantRepo.discover(directory)
     except (NotGitRepository, OSError):
         return None
 

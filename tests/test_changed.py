@@ -584,3 +584,27 @@ def test_corpus_banks_answer_changed_in_mtime_mode(
             result = changed(snap(root), "1970-01-02")
             assert result["mode"] == "mtime", name
             assert len(result["changes"]) == len(snap(root).docs), name
+
+
+@pytest.mark.parametrize("broken", ["a directory", "malformed", "unreadable"])
+def test_a_broken_user_gitconfig_does_not_break_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
+) -> None:
+    project = init_repo(tmp_path / "project")
+    bank = copy_fixture(project / "memory_bank", overlay=False)
+    commit_all(project, "2026-09-01T10:00:00Z")
+    (bank / "orphan.md").write_text((bank / "orphan.md").read_text() + "\nMore.\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    config = home / ".gitconfig"
+    if broken == "a directory":
+        config.mkdir()
+    else:
+        config.write_text("[user\n bad" if broken == "malformed" else "[user]\n")
+        if broken == "unreadable":
+            config.chmod(0)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    result = changed(Bank(str(bank)).refresh(), "HEAD")
+    assert [change["path"] for change in result["changes"]] == ["orphan.md"]
