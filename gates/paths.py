@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import msgspec
 
-from mbank.paths import check_linkable, check_write_target, refuse
+from mbank.paths import check_linkable, check_write_target, refuse, shown
 from mbank.projection import Snapshot
 
 FactT = TypeVar("FactT", bound=msgspec.Struct)
@@ -52,6 +52,22 @@ def refuse_symlink_escape(on_disk: Mapping[str, PathOnDisk], path: str) -> None:
         raise refuse("path-symlink", f"Path leads outside the bank through a symbolic link: {path}")
 
 
+# Linux's PATH_MAX, the terminating NUL included: no longer path can be created.
+PATH_MAX = 4096
+
+
+def refuse_too_long(root: str, path: str) -> None:
+    """`path-too-long`: the new file's absolute path is past what the system can create (the
+    open would fail mid-plan otherwise, issue 13 item 8)."""
+    size = len(f"{root}/{path}".encode("utf-8", "surrogatepass"))
+    if size >= PATH_MAX:
+        raise refuse(
+            "path-too-long",
+            f"Path is {size} bytes with the bank root, past the {PATH_MAX - 1} a file path may "
+            f"have: {shown(path[:40])}…. Use a shorter path.",
+        )
+
+
 def refuse_existing(snapshot: Snapshot, on_disk: Mapping[str, PathOnDisk], path: str) -> None:
     """`exists` for a document at the path; `exists-unindexed` for anything else there."""
     if path in snapshot.docs:
@@ -68,10 +84,11 @@ def check_new_document_path(
 ) -> None:
     """The target checks of `bank_create` step 4 (also `bank_promote`'s destination), in order.
 
-    `path-not-md`, `path-hidden`, `path-skipped-dir`, `path-symlink`, `exists`,
-    `exists-unindexed`.
+    `path-not-md`, `path-hidden`, `path-skipped-dir`, `path-unlinkable`, `path-too-long`,
+    `path-symlink`, `exists`, `exists-unindexed`.
     """
     check_write_target(path, must_be_md=True)
     check_linkable(path)
+    refuse_too_long(snapshot.root, path)
     refuse_symlink_escape(on_disk, path)
     refuse_existing(snapshot, on_disk, path)

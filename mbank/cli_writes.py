@@ -88,9 +88,13 @@ def _extra(pairs: list[str] | None, as_json: str | None) -> dict[str, Any] | Non
 def _standard_input(flag: str) -> str:
     """What `FLAG -` reads: standard input as strict UTF-8 (one character past the bound, so
     the engine's `text-too-long` still sees an over-long input)."""
-    raw = sys.stdin.buffer.read(4 * (TEXT_LIMIT + 1))
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (a test, an embedding program)
+        return str(_checked_text(f"{flag} -", sys.stdin.read(TEXT_LIMIT + 1)))
+    raw: bytes = buffer.read(4 * (TEXT_LIMIT + 1))
     try:
-        return raw.decode("utf-8")[: TEXT_LIMIT + 1]
+        text: str = raw.decode("utf-8")
+        return text[: TEXT_LIMIT + 1]
     except UnicodeDecodeError as exc:
         raise CliArgumentError(
             f"{flag} -: standard input is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "

@@ -98,3 +98,18 @@ def test_a_non_utf8_argument_is_refused_with_a_sentence(bank: Path, assert_uncha
         done = _mbank(bank, "set-field", HOSTILE_NAME.encode(), b"purpose", b"caf\xff")
     assert done.returncode == 2 and b"Traceback" not in done.stderr
     assert done.stderr.decode().endswith("mbank: value: the value is not UTF-8 text; pass UTF-8.\n")
+
+
+def test_a_new_path_past_path_max_is_refused_not_an_internal_error(
+    bank: Path, assert_unchanged: Any, capsys: Any
+) -> None:
+    long = "a/" * 2100 + "x.md"
+    with assert_unchanged(bank):
+        code = main(["--root", str(bank), "create", long, "--kind", "domain", "--purpose", "P."])
+    _, err = capsys.readouterr()
+    size = len(f"{bank}/{long}".encode())
+    assert code == 1
+    assert err == (
+        f"mbank: Path is {size} bytes with the bank root, past the 4095 a file path may have: "
+        f"{long[:40]}…. Use a shorter path.\n"
+    )
