@@ -133,16 +133,23 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     def refusal(rule: str, message: str) -> FileRead:
         return FileRead(refusal=Refusal(rule, message))
 
-    lexical = os.path.normpath(os.path.join(cwd, given))
-    try:
-        info = os.stat(lexical)
-    except OSError as exc:
-        why = "no such file" if exc.errno == errno.ENOENT else (exc.strerror or str(exc)).lower()
+    def unreadable(exc: OSError | None) -> FileRead:
+        """`file-unreadable`, with the OS's reason; None is a file gone while it was resolved."""
+        if exc is None or exc.errno == errno.ENOENT:
+            why = "no such file"
+        else:
+            why = (exc.strerror or str(exc)).lower()
         return refusal(
             "file-unreadable",
             f"{label} could not be read ({why}). The path is absolute, or relative to the "
             "server's working directory.",
         )
+
+    lexical = os.path.normpath(os.path.join(cwd, given))
+    try:
+        info = os.stat(lexical)
+    except OSError as exc:
+        return unreadable(exc)
     bank_lexical = os.path.abspath(bank_root)
     lexical_p1 = os.path.dirname(bank_lexical)
     p1 = os.path.realpath(lexical_p1)
@@ -151,11 +158,7 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     try:
         real = os.path.realpath(lexical)
     except OSError:  # a link vanished while it was being resolved (a racing rename)
-        return refusal(
-            "file-unreadable",
-            f"{label} could not be read (no such file). The path is absolute, or relative to "
-            "the server's working directory.",
-        )
+        return unreadable(None)
     real_bases = [base for base in (p1, p2) if base is not None]
     if not any(is_within(real, base) for base in real_bases):
         lexical_bases = [*real_bases, lexical_p1, *([lexical_p2] if lexical_p2 else [])]
@@ -200,12 +203,7 @@ def read_content_file(given: str, what: str, bank_root: str, cwd: str) -> FileRe
     except RefusalError as exc:
         return FileRead(refusal=exc.refusal)
     except OSError as exc:
-        why = "no such file" if exc.errno == errno.ENOENT else (exc.strerror or str(exc)).lower()
-        return refusal(
-            "file-unreadable",
-            f"{label} could not be read ({why}). The path is absolute, or relative to the "
-            "server's working directory.",
-        )
+        return unreadable(exc)
     if len(content) > FILE_LIMIT:
         return refusal(
             "file-too-large",

@@ -45,7 +45,7 @@ from mbank.setup.client_files import (
     with_marked_block,
     with_stop_hook,
 )
-from mbank.setup.git import FileChange, _diff, _read_text, _write
+from mbank.setup.file_changes import FileChange, read_text, show_or_write, write_text
 
 SERVER = "memorybank"
 BEGIN = "<!-- >>> mbank: the memory bank paragraph (written by `mbank setup`; run it again) -->"
@@ -164,7 +164,7 @@ class Client(msgspec.Struct, frozen=True):
 
 def _change(wiring: Wiring, relative: str, edit: Callable[[str, str | None], str]) -> FileChange:
     path = os.path.join(wiring.project, relative)
-    before = _read_text(path)
+    before = read_text(path)
     return FileChange(path, relative, before, edit(path, before))
 
 
@@ -268,7 +268,7 @@ def plan_codex(wiring: Wiring) -> list[FileChange]:
         if wiring.user
         else os.path.join(wiring.project, ".codex", "config.toml")
     )
-    before = _read_text(place)
+    before = read_text(place)
     label = place if wiring.user else ".codex/config.toml"
     return [
         _paragraph_change(wiring, "AGENTS.md"),
@@ -329,19 +329,13 @@ def run_client(name: str, args: argparse.Namespace) -> int:
     client = CLIENTS[name]
     wiring = wiring_from(args)
     changes = client.plan(wiring)  # every file is read and checked before anything is written
-    out: list[str] = []
-    for change in changes:
-        if not change.changed:
-            continue
-        if args.dry_run:
-            out.append(_diff(change))
-        else:
-            _write(change.path, change.after)
-            out.append(f"wrote {change.path}\n")
-    if not any(change.changed for change in changes):
-        out.append(f"{name} is already wired in {wiring.project}; nothing to change.\n")
-    elif args.dry_run:
-        out.append("(dry run: nothing was written)\n")
+
+    def apply(change: FileChange) -> str:
+        write_text(change.path, change.after)
+        return f"wrote {change.path}\n"
+
+    unchanged = f"{name} is already wired in {wiring.project}; nothing to change.\n"
+    out = show_or_write(changes, dry_run=args.dry_run, apply=apply, unchanged=unchanged)
     out.append(f"server: {shlex.join(wiring.command)} --root {wiring.bank}\n")
     if not os.path.isdir(os.path.join(wiring.project, wiring.bank)):
         bank_root = os.path.join(wiring.project, wiring.bank)

@@ -20,7 +20,6 @@ change and writes nothing.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import shlex
 import shutil
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from mbank.discovery import discover_root
+from mbank.setup.file_changes import FileChange, read_text, show_or_write, write_text
 
 if TYPE_CHECKING:
     from mbank.snapshot import Snapshot
@@ -60,19 +60,6 @@ class GitPlace(msgspec.Struct, frozen=True):
     config: str
     hooks: str
     prefix: str  # the bank's directory relative to `top`, "" at the top
-
-
-class FileChange(msgspec.Struct, frozen=True):
-    """One file's text before and after; `label` names it in the output."""
-
-    path: str
-    label: str
-    before: str | None
-    after: str
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
 
 
 # --------------------------------------------------------------------------------------------
@@ -201,17 +188,9 @@ def git_place(project: str, bank_root: str) -> GitPlace:
     return GitPlace(top, os.path.join(common, "config"), hooks, prefix)
 
 
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
 def config_change(config: str, settings: dict[str, str], label: str) -> FileChange:
     """The git config file after setting `settings`, computed by git on a copy."""
-    before = _read_text(config)
+    before = read_text(config)
     with tempfile.TemporaryDirectory(prefix="mbank-setup-") as scratch:
         copy = os.path.join(scratch, "config")
         if before is not None:
@@ -219,28 +198,8 @@ def config_change(config: str, settings: dict[str, str], label: str) -> FileChan
         for key, value in settings.items():
             if _git(scratch, "config", "--file", copy, "--get", key) != value:
                 _git(scratch, "config", "--file", copy, key, value)
-        after = _read_text(copy) or ""
+        after = read_text(copy) or ""
     return FileChange(config, label, before, after)
-
-
-def _diff(change: FileChange) -> str:
-    before = (change.before or "").splitlines(keepends=True)
-    after = change.after.splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, f"a/{change.label}", f"b/{change.label}")
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _write(path: str, text: str, *, executable: bool = False) -> None:
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".mbank-", suffix=".tmp", dir=directory)
-    with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-        stream.write(text)
-    mode = 0o755 if executable else 0o644
-    if os.path.exists(path):
-        mode = os.stat(path).st_mode & 0o777 | (0o111 if executable else 0)
-    os.chmod(temporary, mode)
-    os.replace(temporary, path)
 
 
 def planned_changes(args: argparse.Namespace) -> tuple[GitPlace, list[FileChange]]:
@@ -260,14 +219,14 @@ def planned_changes(args: argparse.Namespace) -> tuple[GitPlace, list[FileChange
     snapshot = Bank(bank_root).refresh()
     command = running_mbank()
     attributes = os.path.join(place.top, ".gitattributes")
-    current = _read_text(attributes)
+    current = read_text(attributes)
     block = attributes_block(place.prefix, registry_paths(snapshot))
     changes = [FileChange(attributes, ".gitattributes", current, with_block(current, block))]
     config_label = os.path.relpath(place.config, place.top).replace(os.sep, "/")
     changes.append(config_change(place.config, driver_settings(command), config_label))
     if args.post_merge_hook:
         hook = os.path.join(place.hooks, "post-merge")
-        existing = _read_text(hook)
+        existing = read_text(hook)
         if existing is not None and HOOK_MARKER not in existing:
             raise refuse(
                 "setup-hook-exists",
@@ -284,24 +243,18 @@ def run(args: argparse.Namespace) -> int:
     """`mbank setup git`: write (or, with --dry-run, show) every change; exit 0."""
     place, changes = planned_changes(args)
     settings = driver_settings(running_mbank())
-    out: list[str] = []
-    for change in changes:
-        if not change.changed:
-            continue
-        if args.dry_run:
-            out.append(_diff(change))
-        elif change.path == place.config:
-            for key, value in settings.items():
-                if _git(place.top, "config", "--file", change.path, "--get", key) != value:
-                    _git(place.top, "config", "--file", change.path, key, value)
-            out.append(f"registered the merge drivers in {change.path}\n")
-        else:
-            _write(change.path, change.after, executable=change.label == "post-merge hook")
-            out.append(f"wrote {change.path}\n")
-    if not any(change.changed for change in changes):
-        out.append(f"git is already set up for the bank in {place.top}; nothing to change.\n")
-    elif args.dry_run:
-        out.append("(dry run: nothing was written)\n")
+
+    def apply(change: FileChange) -> str:
+        if change.path != place.config:
+            write_text(change.path, change.after, executable=change.label == "post-merge hook")
+            return f"wrote {change.path}\n"
+        for key, value in settings.items():
+            if _git(place.top, "config", "--file", change.path, "--get", key) != value:
+                _git(place.top, "config", "--file", change.path, key, value)
+        return f"registered the merge drivers in {change.path}\n"
+
+    unchanged = f"git is already set up for the bank in {place.top}; nothing to change.\n"
+    out = show_or_write(changes, dry_run=args.dry_run, apply=apply, unchanged=unchanged)
     out.append(ONCE_PER_CLONE + "\n")
     sys.stdout.write("".join(out))
     return 0
