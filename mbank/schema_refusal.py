@@ -11,6 +11,7 @@ tool runs, and the SDK still logs the field names (never the values) of the reje
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,34 +50,31 @@ def _argument(error: ErrorDetails) -> str:
     return ".".join(str(part) for part in error["loc"]) or "the arguments"
 
 
+# The clause for each failure that needs no more than the argument's name and the check's
+# context (`ctx`), by pydantic's error type; the rest is `_problem`'s.
+_CLAUSES = {
+    "missing": "{name} is required",
+    "extra_forbidden": "{name} is not an argument of this tool; leave it out",
+    "string_too_long": "{name} is too long (at most {ctx[max_length]} characters)",
+    "string_too_short": "{name} is too short (at least {ctx[min_length]} characters)",
+    "too_long": "{name} has too many items (at most {ctx[max_length]})",
+    "too_short": "{name} has too few items (at least {ctx[min_length]})",
+    "greater_than_equal": "{name} must be at least {ctx[ge]}",
+    "less_than_equal": "{name} must be at most {ctx[le]}",
+    "greater_than": "{name} must be more than {ctx[gt]}",
+    "less_than": "{name} must be less than {ctx[lt]}",
+    "literal_error": "{name} must be one of {ctx[expected]}",
+    "enum": "{name} must be one of {ctx[expected]}",
+}
+
+
 def _problem(error: ErrorDetails) -> str:
     """One failed check as a clause: `question` is required, `limit` must be at least 1."""
     name = f"`{_argument(error)}`"
     kind = error["type"]
-    ctx: dict[str, Any] = dict(error.get("ctx") or {})
-    if kind == "missing":
-        return f"{name} is required"
-    if kind == "extra_forbidden":
-        return f"{name} is not an argument of this tool; leave it out"
-    if kind == "string_too_long":
-        return f"{name} is too long (at most {ctx.get('max_length')} characters)"
-    if kind == "string_too_short":
-        return f"{name} is too short (at least {ctx.get('min_length')} characters)"
-    if kind == "too_long":
-        return f"{name} has too many items (at most {ctx.get('max_length')})"
-    if kind == "too_short":
-        return f"{name} has too few items (at least {ctx.get('min_length')})"
-    bounds = {
-        "greater_than_equal": ("at least", "ge"),
-        "less_than_equal": ("at most", "le"),
-        "greater_than": ("more than", "gt"),
-        "less_than": ("less than", "lt"),
-    }
-    if kind in bounds:
-        words, key = bounds[kind]
-        return f"{name} must be {words} {ctx.get(key)}"
-    if kind in ("literal_error", "enum"):
-        return f"{name} must be one of {ctx.get('expected')}"
+    ctx = collections.defaultdict(lambda: "None", error.get("ctx") or {})
+    if kind in _CLAUSES:
+        return _CLAUSES[kind].format(name=name, ctx=ctx)
     if kind in _EXPECTED_TYPE:
         return f"{name} must be {_EXPECTED_TYPE[kind]}"
     message = str(error["msg"])

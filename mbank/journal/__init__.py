@@ -11,8 +11,8 @@ and `recover()` rolls it back before anything else runs.
 The parts: `layout` (where things live), `durable` (fsynced writes and careful reads),
 `lock` (`.mbank/` and the lock), `records` (ids, reading the journal, what a record keeps),
 `objects` (pre-images), `wal` (write-ahead entries), `apply` (the numbered steps of §14.5),
-`recovery` (§14.6) and `history` (history, "where did it go?", undo's facts). Every name
-other modules use is re-exported here.
+`recovery` (§14.6) and `history` (history, "where did it go?", undo's facts). The names other
+modules use are re-exported here; the rest stay in their part.
 
 Crash tests name the operation boundaries (spec 07 §4.1): `wal-written`, `wal-synced`, then per
 op *i* (1-based) `op-<i>-temp`, `op-<i>-swapped`, `op-<i>-dirsynced`, then `journal-partial`,
@@ -26,7 +26,6 @@ from __future__ import annotations
 from mbank.journal.apply import FaultHook, apply_plan, changed_on_disk
 from mbank.journal.history import (
     created_dirs,
-    current_hashes,
     format_history,
     history,
     journal_resource,
@@ -35,35 +34,19 @@ from mbank.journal.history import (
     where_did_it_go,
 )
 from mbank.journal.layout import (
-    DIRECTORY_MODE,
-    GITIGNORE_FILE,
-    GITIGNORE_TEXT,
-    INTENT_STRING_LIMIT,
     JOURNAL_FILE,
-    LOCK_FILE,
-    LOCK_INTERVAL,
     LOCK_TIMEOUT,
     MBANK_DIR,
-    OBJECTS_DIR,
     RECORD_VERSION,
-    TEMP_PREFIX,
-    TEMP_SUFFIX,
-    WAL_DIR,
     has_journal_dir,
-    journal_dir,
-    journal_path,
     mbank_version,
     object_path,
-    wal_dir,
 )
 from mbank.journal.lock import LOCK_BUSY, bank_lock, ensure_journal_dir, lock_is_free
 from mbank.journal.objects import encode_preimage, read_object, store_object
 from mbank.journal.records import (
     compact_intent,
-    format_time,
     fresh_journal_id,
-    journal_has_id,
-    parse_records,
     random_journal_id,
     read_records,
     record_data,
@@ -73,21 +56,11 @@ from mbank.journal.recovery import recover, recover_at_start
 from mbank.journal.wal import WalDir, WalEntry, WalOp, interrupted_notices, pending_wal_ids
 
 __all__ = [
-    "DIRECTORY_MODE",
-    "GITIGNORE_FILE",
-    "GITIGNORE_TEXT",
-    "INTENT_STRING_LIMIT",
     "JOURNAL_FILE",
     "LOCK_BUSY",
-    "LOCK_FILE",
-    "LOCK_INTERVAL",
     "LOCK_TIMEOUT",
     "MBANK_DIR",
-    "OBJECTS_DIR",
     "RECORD_VERSION",
-    "TEMP_PREFIX",
-    "TEMP_SUFFIX",
-    "WAL_DIR",
     "FaultHook",
     "WalDir",
     "WalEntry",
@@ -97,24 +70,18 @@ __all__ = [
     "changed_on_disk",
     "compact_intent",
     "created_dirs",
-    "current_hashes",
     "encode_preimage",
     "ensure_journal_dir",
     "format_history",
-    "format_time",
     "fresh_journal_id",
     "has_journal_dir",
     "history",
     "interrupted_notices",
-    "journal_dir",
-    "journal_has_id",
-    "journal_path",
     "journal_resource",
     "journal_summary",
     "lock_is_free",
     "mbank_version",
     "object_path",
-    "parse_records",
     "pending_wal_ids",
     "random_journal_id",
     "read_object",
@@ -125,6 +92,5 @@ __all__ = [
     "recover_at_start",
     "store_object",
     "undo_facts",
-    "wal_dir",
     "where_did_it_go",
 ]
