@@ -6,6 +6,7 @@ Everything here is spec 06 §2 and §14 written as values. The domain (`mbank.me
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import deque
 from collections.abc import Sequence
@@ -141,62 +142,37 @@ class HistoryEntry(msgspec.Struct, frozen=True, omit_defaults=True):
     edge: str | None = None
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class Node:
-    """A live node (06 §2.4). Mutable on purpose: only the reducer's `apply` writes to it."""
+    """A live node (06 §2.4). Mutable on purpose: only the reducer's `apply` writes to it.
 
-    __slots__ = (
-        "body",
-        "boost",
-        "created_at",
-        "history",
-        "history_total",
-        "id",
-        "kind",
-        "priority",
-        "session",
-        "status",
-        "tags",
-        "title",
-        "touched_at",
-        "touched_at_op",
-        "updated_at",
-        "vector",
+    A node is made when it is remembered: `created_at`, `updated_at` and `touched_at` all
+    start at that moment, `touched_at_op` at that op.
+    """
+
+    id: str
+    kind: str
+    title: str
+    body: str
+    status: str
+    priority: str
+    tags: tuple[str, ...]
+    session: str | None
+    created_at: float
+    updated_at: float
+    touched_at: float
+    touched_at_op: int
+    boost: float = 0.0
+    vector: Packed = EMPTY_PACKED
+    history: deque[HistoryEntry] = dataclasses.field(
+        default_factory=lambda: deque(maxlen=HISTORY_MAXLEN)
     )
-
-    def __init__(
-        self,
-        id: str,
-        kind: str,
-        title: str,
-        body: str,
-        status: str,
-        priority: str,
-        tags: tuple[str, ...],
-        session: str | None,
-        at: float,
-        op: int,
-    ) -> None:
-        self.id = id
-        self.kind = kind
-        self.title = title
-        self.body = body
-        self.status = status
-        self.priority = priority
-        self.tags = tags
-        self.session = session
-        self.created_at = at
-        self.updated_at = at
-        self.touched_at = at
-        self.touched_at_op = op
-        self.boost = 0.0
-        self.vector: Packed = EMPTY_PACKED
-        self.history: deque[HistoryEntry] = deque(maxlen=HISTORY_MAXLEN)
-        self.history_total = 0
+    history_total: int = 0
 
     def copy(self) -> Node:
         """An independent copy (the vector dict is shared: it is never mutated in place)."""
         twin = Node.__new__(Node)
-        for name in Node.__slots__:
+        for name in NODE_FIELDS:
             setattr(twin, name, getattr(self, name))
         twin.history = deque(self.history, maxlen=HISTORY_MAXLEN)
         return twin
@@ -204,9 +180,12 @@ class Node:
     def canonical(self) -> tuple[object, ...]:
         """Every field as plain values, for equality checks between two states."""
         return tuple(
-            list(self.history) if name == "history" else getattr(self, name)
-            for name in Node.__slots__
+            list(self.history) if name == "history" else getattr(self, name) for name in NODE_FIELDS
         )
+
+
+# The field names, once: `dataclasses.fields` per call would double the cost of a copy.
+NODE_FIELDS: Final = tuple(field.name for field in dataclasses.fields(Node))
 
 
 def normalise_tags(tags: Sequence[str] | None) -> tuple[str, ...]:

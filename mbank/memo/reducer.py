@@ -165,7 +165,10 @@ def _unindex_node(state: MemoState, node: Node) -> None:
 
 
 def _apply_remembered(state: MemoState, e: Remembered) -> None:
-    node = Node(e.id, e.kind, e.title, e.body, e.status, e.priority, e.tags, e.session, e.at, e.op)
+    at = e.at
+    node = Node(
+        e.id, e.kind, e.title, e.body, e.status, e.priority, e.tags, e.session, at, at, at, e.op
+    )
     state.nodes[e.id] = node
     state.out[e.id] = {}
     state.inc[e.id] = {}

@@ -10,7 +10,7 @@ from mbank.memo.salience import recency, salience
 
 
 def _node(status: str = "pending", priority: str = "normal", boost: float = 0.0) -> Node:
-    node = Node("t_0123456789", "task", "x", "", status, priority, (), None, START, 1)
+    node = Node("t_0123456789", "task", "x", "", status, priority, (), None, START, START, START, 1)
     node.boost = boost
     return node
 
