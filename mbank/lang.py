@@ -15,7 +15,6 @@ its arguments.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
 from collections.abc import Iterable, Sequence
 
@@ -23,6 +22,7 @@ import msgspec
 import snowballstemmer  # type: ignore[import-untyped]
 
 from mbank.model import VocabularyRow
+from mbank.package_data import tsv_rows
 
 # --------------------------------------------------------------------------------------------
 # The package data: dictionary, stop-words, endings, transliteration (files in lang_data/)
@@ -34,18 +34,9 @@ from mbank.model import VocabularyRow
 # translit row `ь<TAB>` means "drop the letter".
 
 
-@functools.cache
 def data_rows(name: str) -> tuple[tuple[str, ...], ...]:
     """The non-comment rows of `lang_data/<name>.tsv`, each split on tabs; read once."""
-    text = (
-        importlib.resources.files("mbank").joinpath("lang_data", f"{name}.tsv").read_text("utf-8")
-    )
-    rows: list[tuple[str, ...]] = []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        rows.append(tuple(field.strip() for field in line.split("\t")))
-    return tuple(rows)
+    return tsv_rows("mbank", "lang_data", f"{name}.tsv")
 
 
 # The built-in dictionary (spec 02 §2.2, extended by the §3.9 procedure): a row is a Russian

@@ -23,6 +23,7 @@ from mbank.memo.salience import salience
 from mbank.memo.stems import english_stem, folded_words, spanish_stem, spanish_stems
 from mbank.memo.timestamps import iso_millis
 from mbank.memo.views import stats
+from mbank.package_data import tsv_rows
 
 CONFIDENCE_FLOOR: Final = 0.15
 VALID_STATIC_S: Final = 240.0
@@ -32,25 +33,20 @@ READS: Final = ("read_pending", "read_related", "read_item")
 
 
 class Capability(msgspec.Struct, frozen=True):
-    """One catalogue entry: its tool, the words that call for it and what it costs.
+    """One catalogue entry: its tool and what it costs.
 
-    `verbs` and `nouns` are English and Spanish words, accent-free (issue 19): a matched verb
-    weighs `VERB_WEIGHT`, a noun `NOUN_WEIGHT`, a `weak` word (an item kind, a generic reading
-    verb) `WEAK_WEIGHT` — the action an agent asks for outweighs the things it names; a
-    `modal` word (both languages: "allowed", "puedo") `MODAL_WEIGHT`, above any one verb.
+    The words that call for it are data, in `capability_words.tsv` beside this module: English
+    and Spanish, accent-free (issue 19). A matched verb weighs `VERB_WEIGHT`, a noun
+    `NOUN_WEIGHT`, a `weak` word (an item kind, a generic reading verb) `WEAK_WEIGHT` — the
+    action an agent asks for outweighs the things it names; a `modal` word (both languages:
+    "allowed", "puedo") `MODAL_WEIGHT`, above any one verb.
     """
 
     name: str
-    verbs_en: str
-    verbs_es: str
-    nouns_en: str
-    nouns_es: str
     latency_ms: int
-    takes_node: bool
-    side_effects: tuple[str, ...]
-    constraints: dict[str, Any]
-    weak: str = ""
-    modal: str = ""
+    takes_node: bool = False
+    side_effects: tuple[str, ...] = ()
+    constraints: dict[str, Any] = {}
 
 
 MODAL_WEIGHT: Final = 4.0
@@ -64,62 +60,26 @@ CONFIDENCE_HALF: Final = 3.0
 CATALOGUE: Final = (
     Capability(
         "read_pending",
-        # "what is left", "qué falta": the words that define this read weigh like verbs.
-        verbs_en="resume pending left outstanding remaining",
-        verbs_es="retomar reanudar pendiente queda quedan falta faltan",
-        nouns_en="open todo backlog priorities",
-        nouns_es="abierto abierta prioridades",
-        weak="list session state work lista sesion estado trabajo",
         latency_ms=5,
-        takes_node=False,
-        side_effects=(),
-        constraints={},
     ),
     Capability(
         "read_related",
-        verbs_en="find search look lookup",
-        verbs_es="buscar encontrar consultar",
-        nouns_en="related similar context previous earlier past anything topic",
-        nouns_es="relacionado relacionada parecido similar contexto previo previa anterior tema",
-        weak="notes decisions notas decisiones",
         latency_ms=15,
         takes_node=True,
-        side_effects=(),
-        constraints={},
     ),
     Capability(
         "read_item",
-        verbs_en="inspect",
-        verbs_es="inspeccionar",
-        nouns_en="detail details history neighbours neighbors chain record",
-        nouns_es="detalle historial vecinos cadena ficha",
-        weak="show display view open see item node mostrar ver ensenar abrir nodo elemento",
         latency_ms=5,
         takes_node=True,
-        side_effects=(),
-        constraints={},
     ),
     Capability(
         "do_remember",
-        verbs_en="remember record save note jot add capture log store track write",
-        verbs_es="recordar guardar apuntar anotar registrar agregar anadir crear",
-        nouns_en="new idea",
-        nouns_es="nuevo nueva idea",
-        weak="task blocker decision question insight artifact tarea bloqueo decision pregunta "
-        "hallazgo",
         latency_ms=20,
-        takes_node=False,
         side_effects=("stores one item in volatile memory",),
         constraints={"max_title_chars": MAX_TITLE_CHARS, "max_body_bytes": MAX_BODY_BYTES},
     ),
     Capability(
         "do_update_item",
-        verbs_en="update change set mark start begin finish complete close rename bump raise "
-        "lower reopen reprioritize",
-        verbs_es="actualizar cambiar marcar empezar comenzar iniciar terminar acabar completar "
-        "cerrar renombrar subir bajar reabrir",
-        nouns_en="status priority done finished active progress",
-        nouns_es="estado prioridad hecho hecha terminado activo completado",
         latency_ms=10,
         takes_node=True,
         side_effects=("changes one item in volatile memory",),
@@ -127,10 +87,6 @@ CATALOGUE: Final = (
     ),
     Capability(
         "do_link",
-        verbs_en="link relate connect depend block attach unlink",
-        verbs_es="enlazar relacionar conectar depender bloquear vincular desenlazar",
-        nouns_en="subtask supersedes touches edge dependency link",
-        nouns_es="subtarea reemplaza toca enlace vinculo dependencia",
         latency_ms=10,
         takes_node=True,
         side_effects=("adds or removes one edge in volatile memory",),
@@ -138,62 +94,45 @@ CATALOGUE: Final = (
     ),
     Capability(
         "do_forget",
-        verbs_en="forget delete remove erase purge discard",
-        verbs_es="olvidar borrar eliminar quitar suprimir descartar",
-        nouns_en="duplicate duplicated mistake mistaken wrong twice",
-        nouns_es="duplicado duplicada repetido repetida error equivocado equivocada",
         latency_ms=10,
         takes_node=True,
         side_effects=("deletes one item and its edges from volatile memory",),
-        constraints={},
     ),
     Capability(
         "can_do",
-        verbs_en="check verify",
-        verbs_es="comprobar verificar chequear",
-        nouns_en="proceed",
-        nouns_es="proceder",
-        # "am I allowed to close it?" asks about the action rather than for it.
-        modal="possible feasible allowed permitted can may safe posible viable permitido "
-        "permitida puedo puede",
         latency_ms=5,
-        takes_node=False,
-        side_effects=(),
-        constraints={},
     ),
     Capability(
         "do_spill",
-        verbs_en="handoff hand spill export persist dump transfer save",
-        verbs_es="traspasar volcar exportar persistir transferir guardar",
-        nouns_en="bank inbox later",
-        nouns_es="banco bandeja luego",
         latency_ms=50,
-        takes_node=False,
         side_effects=("writes one note into the bank's _inbox/",),
-        constraints={},
     ),
 )
 MUTATING: Final = ("do_remember", "do_update_item", "do_link", "do_forget")
 
 
+WEIGHTS: Final = {
+    "verb": VERB_WEIGHT,
+    "noun": NOUN_WEIGHT,
+    "weak": WEAK_WEIGHT,
+    "modal": MODAL_WEIGHT,
+}
+LANGUAGES: Final = {"en": ("en",), "es": ("es",), "both": ("en", "es")}
+
+
 def _keyword_index() -> dict[tuple[str, str], list[tuple[str, float]]]:
     """`(language, stem) → [(capability, weight)]`: exact stems, no hashing, no collisions."""
+    names = {cap.name for cap in CATALOGUE}
     index: dict[tuple[str, str], dict[str, float]] = {}
-    for cap in CATALOGUE:
-        for words, lang, weight in (
-            (cap.verbs_en, "en", VERB_WEIGHT),
-            (cap.verbs_es, "es", VERB_WEIGHT),
-            (cap.nouns_en, "en", NOUN_WEIGHT),
-            (cap.nouns_es, "es", NOUN_WEIGHT),
-            (cap.weak, "en", WEAK_WEIGHT),
-            (cap.weak, "es", WEAK_WEIGHT),
-            (cap.modal, "en", MODAL_WEIGHT),
-            (cap.modal, "es", MODAL_WEIGHT),
-        ):
+    for name, weight_kind, language, words in tsv_rows("mbank.memo", "capability_words.tsv"):
+        if name not in names or weight_kind not in WEIGHTS or language not in LANGUAGES:
+            raise ValueError(f"capability_words.tsv: no such capability/weight/language: {name}")
+        weight = WEIGHTS[weight_kind]
+        for lang in LANGUAGES[language]:
             for word in words.split():
                 stem = english_stem(word) if lang == "en" else spanish_stem(word)
                 slot = index.setdefault((lang, stem), {})
-                slot[cap.name] = max(slot.get(cap.name, 0.0), weight)
+                slot[name] = max(slot.get(name, 0.0), weight)
     return {key: sorted(caps.items()) for key, caps in index.items()}
 
 
