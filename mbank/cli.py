@@ -183,7 +183,7 @@ def _add_read(sub: Any) -> None:
 
 
 def _run_read(args: argparse.Namespace) -> int:
-    from mbank.read import MAX_BATCH, format_read, read_batch, read_single
+    from mbank.read import MAX_BATCH, format_read, read
 
     if len(args.paths) > MAX_BATCH:
         raise UsageError(f"read takes at most {MAX_BATCH} paths")
@@ -194,25 +194,16 @@ def _run_read(args: argparse.Namespace) -> int:
         return str(bank.relative(given, snapshot))
 
     note = _journal_note(bank.root)
-    if len(args.paths) == 1:
-        result = read_single(
-            snapshot,
-            args.paths[0],
-            section=args.section,
-            relative=relative,
-            not_a_document_note=note,
-            frontmatter=args.frontmatter,
-        )
-    else:
-        result = read_batch(
-            snapshot,
-            args.paths,
-            section=args.section,
-            max_bytes=args.max_bytes,
-            relative=relative,
-            not_a_document_note=note,
-            frontmatter=args.frontmatter,
-        )
+    paths = args.paths[0] if len(args.paths) == 1 else args.paths
+    result = read(
+        snapshot,
+        paths,
+        section=args.section,
+        max_bytes=args.max_bytes,
+        relative=relative,
+        not_a_document_note=note,
+        frontmatter=args.frontmatter,
+    )
     return print_result(args, result, format_read)
 
 

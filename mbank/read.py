@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
+
 from mbank.model import Doc, RefusalError
 from mbank.parse import json_data, split_frontmatter
 from mbank.paths import inner_root_dir_guess, normalise_caller_path, not_a_document, refuse
@@ -65,15 +67,19 @@ def _blank_to_none(section: str | None) -> str | None:
     return section if section is not None and section.strip() else None
 
 
-def read_single(
-    snapshot: Snapshot,
-    given: str,
-    *,
-    section: str | None = None,
-    relative: Relative | None = None,
-    not_a_document_note: NoteLookup | None = None,
-    frontmatter: bool = False,
-) -> dict[str, Any]:
+class ReadOptions(msgspec.Struct, frozen=True):
+    """How `bank_read` reads: the section wanted (`None` or blank: the whole document), the
+    batch budget, how a given path is normalised, the note for a path that is no document,
+    and whether a section read also answers the frontmatter."""
+
+    section: str | None = None
+    max_bytes: int | None = None
+    relative: Relative | None = None
+    not_a_document_note: NoteLookup | None = None
+    frontmatter: bool = False
+
+
+def read_single(snapshot: Snapshot, given: str, options: ReadOptions) -> dict[str, Any]:
     """`ReadResult` for one document (spec 02 §5.2).
 
     Issue 16: a section read answers `path, title, status, section, content, bytes,
@@ -81,14 +87,19 @@ def read_single(
     since repeating them made a 525-character section a 1,924-character answer. A whole
     read is unchanged.
     """
-    doc = document_of(snapshot, given, relative=relative, not_a_document_note=not_a_document_note)
+    doc = document_of(
+        snapshot,
+        given,
+        relative=options.relative,
+        not_a_document_note=options.not_a_document_note,
+    )
     if not doc.text_ok:
         raise refuse(
             "not-text", f"{doc.path} is not UTF-8 text, so it cannot be read through mbank."
         )
     text = snapshot.raw[doc.path]
-    wanted = _blank_to_none(section)
-    full = wanted is None or frontmatter
+    wanted = _blank_to_none(options.section)
+    full = wanted is None or options.frontmatter
     result: dict[str, Any] = {"path": doc.path, "title": doc.title}
     if full:
         result["frontmatter"] = json_data(doc.data)
@@ -125,28 +136,22 @@ def _element(element: ReadElement, section: str | None) -> tuple[str, str | None
 
 
 def read_batch(
-    snapshot: Snapshot,
-    elements: Sequence[ReadElement],
-    *,
-    section: str | None = None,
-    max_bytes: int | None = None,
-    relative: Relative | None = None,
-    not_a_document_note: NoteLookup | None = None,
-    frontmatter: bool = False,
+    snapshot: Snapshot, elements: Sequence[ReadElement], options: ReadOptions
 ) -> dict[str, Any]:
     """The batch result of spec 02 §5.3: documents, failed, skipped, under one budget.
 
     Bounds are the surface's job (at most 50 elements, `maxBytes` ≥ 1000); here a
     `max_bytes` can only lower the 40,000-byte budget.
     """
-    normalise = relative if relative is not None else snapshot_relative(snapshot)
+    max_bytes = options.max_bytes
+    normalise = options.relative if options.relative is not None else snapshot_relative(snapshot)
     budget = min(max_bytes if max_bytes is not None else BATCH_BUDGET, BATCH_BUDGET)
     spent = 0
     documents: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
     for element in elements:
-        given, wanted = _element(element, section)
+        given, wanted = _element(element, options.section)
         try:
             doc: Doc | None = snapshot.docs.get(normalise(given))
         except RefusalError:
@@ -163,14 +168,8 @@ def read_batch(
             )
             continue
         try:
-            read = read_single(
-                snapshot,
-                given,
-                section=wanted,
-                relative=normalise,
-                not_a_document_note=not_a_document_note,
-                frontmatter=frontmatter,
-            )
+            each = msgspec.structs.replace(options, section=wanted, relative=normalise)
+            read = read_single(snapshot, given, each)
         except RefusalError as exc:
             failed.append({"path": given, "error": exc.refusal.message})
             continue
@@ -203,24 +202,10 @@ def read(
     frontmatter: bool = False,
 ) -> dict[str, Any]:
     """`bank_read`: a single `ReadResult` for a string, the batch result for an array."""
+    options = ReadOptions(section, max_bytes, relative, not_a_document_note, frontmatter)
     if isinstance(paths, str):
-        return read_single(
-            snapshot,
-            paths,
-            section=section,
-            relative=relative,
-            not_a_document_note=not_a_document_note,
-            frontmatter=frontmatter,
-        )
-    return read_batch(
-        snapshot,
-        paths,
-        section=section,
-        max_bytes=max_bytes,
-        relative=relative,
-        not_a_document_note=not_a_document_note,
-        frontmatter=frontmatter,
-    )
+        return read_single(snapshot, paths, options)
+    return read_batch(snapshot, paths, options)
 
 
 def format_read(result: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from document_writes import Writer, apply_diff, normalise, run_cli
 from planners import no_findings, plan_move
 
 from mbank.model import RefusalError
-from mbank.read import read_single
+from mbank.read import read as read_documents
 from mbank.reducers.edit import TOOL, format_edit, gate_and_plan
 from mbank.validate import findings
 from mbank.writes import execute
@@ -112,7 +112,7 @@ def test_edit_changes_one_table_row(writer: Writer, snapshot: Any) -> None:
 def test_a_renamed_heading_is_addressable_at_once(writer: Writer) -> None:
     writer.call(EDIT, {"path": "domain/rules.md", "find": "## Thresholds", "replace": "## Limits"})
     snapshot = writer.bank.refresh()
-    read = read_single(snapshot, "domain/rules.md", section="Limits")
+    read = read_documents(snapshot, "domain/rules.md", section="Limits")
     assert read["content"].startswith("## Limits\n\nL1 rejects below 60.")
     result = writer.call(
         EDIT,

@@ -31,7 +31,7 @@ from mbank.graph import graph
 from mbank.journal import journal_resource, read_records
 from mbank.model import Finding, RefusalError
 from mbank.projection import Snapshot
-from mbank.read import read_single
+from mbank.read import read as read_documents
 from mbank.route import route
 from mbank.search import SearchIndex, search
 from mbank.validate import findings
@@ -627,8 +627,8 @@ def test_step_7_no_template_is_routed(final: Snapshot) -> None:
 
 
 def test_step_7_a_section_read_is_less_than_half_the_document(final: Snapshot) -> None:
-    section = read_single(final, "domain/rules.md", section="Thresholds")
-    whole = read_single(final, "domain/rules.md")
+    section = read_documents(final, "domain/rules.md", section="Thresholds")
+    whole = read_documents(final, "domain/rules.md")
     assert section["content"].strip() == f"## Thresholds\n\n{THRESHOLDS}"
     assert section["bytes"] < whole["bytes"] / 2
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mbank.model import RefusalError
-from mbank.read import BATCH_BUDGET, read, read_batch, read_single
+from mbank.read import BATCH_BUDGET, read
 from mbank.snapshot import Bank, Snapshot
 
 RULES_SECTIONS = ["Thresholds", "Invariants", "Пороги"]
@@ -388,7 +388,7 @@ def test_missing_section_in_a_batch_is_a_failed_entry(fixture_plus: Path) -> Non
 
 def test_look_ahead_skips_a_document_that_would_overshoot(tmp_path: Path) -> None:
     current = sized_bank(tmp_path, {"a.md": 30_000, "b.md": 15_000, "c.md": 5_000})
-    result = read_batch(current, ["a.md", "b.md", "c.md"])
+    result = read(current, ["a.md", "b.md", "c.md"])
     assert [doc["path"] for doc in result["documents"]] == ["a.md", "c.md"]
     assert result["skipped"] == [
         {"path": "b.md", "title": "b.md", "bytes": 15_000, "availableSections": ["Part"]}
@@ -398,7 +398,7 @@ def test_look_ahead_skips_a_document_that_would_overshoot(tmp_path: Path) -> Non
 
 def test_first_document_is_returned_even_above_the_budget(tmp_path: Path) -> None:
     current = sized_bank(tmp_path, {"a.md": 50_000, "b.md": 2_000})
-    result = read_batch(current, ["a.md", "b.md"])
+    result = read(current, ["a.md", "b.md"])
     assert [doc["path"] for doc in result["documents"]] == ["a.md"]
     assert result["bytes"] > BATCH_BUDGET
     assert [entry["path"] for entry in result["skipped"]] == ["b.md"]
@@ -406,7 +406,7 @@ def test_first_document_is_returned_even_above_the_budget(tmp_path: Path) -> Non
 
 def test_once_the_budget_is_spent_even_bad_paths_are_skipped(tmp_path: Path) -> None:
     current = sized_bank(tmp_path, {"a.md": 45_000})
-    result = read_batch(current, ["a.md", "nope.md", "a.md"])
+    result = read(current, ["a.md", "nope.md", "a.md"])
     assert result["failed"] == []
     assert result["skipped"] == [
         {"path": "nope.md", "title": "", "bytes": 0, "availableSections": []},
@@ -416,14 +416,14 @@ def test_once_the_budget_is_spent_even_bad_paths_are_skipped(tmp_path: Path) -> 
 
 def test_a_section_read_is_never_skipped_by_look_ahead(tmp_path: Path) -> None:
     current = sized_bank(tmp_path, {"a.md": 30_000, "b.md": 20_000})
-    result = read_batch(current, ["a.md", {"path": "b.md", "section": "Part"}])
+    result = read(current, ["a.md", {"path": "b.md", "section": "Part"}])
     assert [doc["path"] for doc in result["documents"]] == ["a.md", "b.md"]
     assert result["documents"][1]["section"] == "Part"
 
 
 def test_max_bytes_lowers_the_budget(tmp_path: Path) -> None:
     current = sized_bank(tmp_path, {"a.md": 3_000, "b.md": 3_000})
-    result = read_batch(current, ["a.md", "b.md"], max_bytes=5_000)
+    result = read(current, ["a.md", "b.md"], max_bytes=5_000)
     assert result["budgetBytes"] == 5_000
     assert [doc["path"] for doc in result["documents"]] == ["a.md"]
     assert [entry["path"] for entry in result["skipped"]] == ["b.md"]
@@ -432,7 +432,7 @@ def test_max_bytes_lowers_the_budget(tmp_path: Path) -> None:
 
 def test_max_bytes_above_the_ceiling_uses_the_ceiling_and_says_so(tmp_path: Path) -> None:
     current = sized_bank(tmp_path, {"a.md": 30_000, "b.md": 30_000})
-    result = read_batch(current, ["a.md", "b.md"], max_bytes=200_000)
+    result = read(current, ["a.md", "b.md"], max_bytes=200_000)
     assert result["budgetBytes"] == 40_000
     assert [entry["path"] for entry in result["skipped"]] == ["b.md"]
     assert result["note"] == (
@@ -449,7 +449,7 @@ def test_an_array_of_one_is_still_a_batch(fixture_plus: Path) -> None:
 
 def test_single_read_equals_the_batch_entry(fixture_plus: Path) -> None:
     current = snap(fixture_plus)
-    single = read_single(current, "domain/rules.md", section="Пороги")
+    single = read(current, "domain/rules.md", section="Пороги")
     batch = read(current, [{"path": "domain/rules.md", "section": "Пороги"}])
     assert batch["documents"] == [single]
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mbank.model import RefusalError
 from mbank.parse import load_yaml, scalar_text
-from mbank.read import read_single
+from mbank.read import read as read_documents
 from mbank.reducers.set_field import TOOL, format_set_field, gate_and_plan, value_line
 from mbank.validate import findings
 
@@ -337,7 +337,7 @@ def test_a_title_renames_the_h1_and_the_index_links(writer: Writer) -> None:
     ops = writer.text("ops/README.md")
     assert "- [`Intake Rules`](../domain/rules.md) — the numbers." in ops
     assert "- [Domain Rules](../domain/rules.md) — inside a fence" in ops
-    assert read_single(writer.bank.refresh(), RULES)["title"] == "Intake Rules"
+    assert read_documents(writer.bank.refresh(), RULES)["title"] == "Intake Rules"
 
 
 def test_an_h1_with_other_text_is_left_alone(tmp_path: Path) -> None:

@@ -84,6 +84,11 @@ def _fingerprinted(intent: Intent) -> dict[str, Any]:
     return arguments
 
 
+def _tuple_or_none(values: Sequence[str] | None) -> tuple[str, ...] | None:
+    """An optional list argument as the intent holds it: a tuple, or None when not given."""
+    return tuple(values) if values is not None else None
+
+
 def _compared_fields(node: Node) -> dict[str, Any]:
     """The fields of an item `do_update_item` compares before and after the change."""
     return {
@@ -182,9 +187,15 @@ class MemoTools:
         return self.bank_root is not None and self.inbox_writer is not None
 
     def _mutate(
-        self, tool: str, key: str, arguments: dict[str, Any], handler: Handler
+        self, tool: str, key: str, intent: Intent | dict[str, Any], handler: Handler
     ) -> dict[str, Any]:
-        """A keyed write through the store: its envelope, or the replayed one (06 §12)."""
+        """A keyed write through the store: its envelope, or the replayed one (06 §12).
+
+        The key is checked before anything runs; the intent (or a write's plain arguments) is
+        what the key's fingerprint compares.
+        """
+        check_key(key)
+        arguments = intent if isinstance(intent, dict) else _fingerprinted(intent)
         result: dict[str, Any] = self.store.mutate(tool, key, arguments, handler)
         return result
 
@@ -350,18 +361,16 @@ class MemoTools:
         related_to: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Store one item; forget cold closed items, evict at capacity, autolink."""
-        check_key(idempotency_key)
         intent = RememberIntent(
             title=title,
             kind=kind,
             body=body,
-            tags=tuple(tags) if tags is not None else None,
+            tags=_tuple_or_none(tags),
             priority=priority,
             status=status,
             session=session,
-            related_to=tuple(related_to) if related_to is not None else None,
+            related_to=_tuple_or_none(related_to),
         )
-        arguments = _fingerprinted(intent)
         config = self.config
 
         def handler(
@@ -422,7 +431,7 @@ class MemoTools:
 
             return events, finish
 
-        return self._mutate("do_remember", idempotency_key, arguments, handler)
+        return self._mutate("do_remember", idempotency_key, intent, handler)
 
     def do_update_item(
         self,
@@ -438,19 +447,17 @@ class MemoTools:
         bump: bool = False,
     ) -> dict[str, Any]:
         """Change fields of one item, all or nothing; every call touches it."""
-        check_key(idempotency_key)
         intent = UpdateIntent(
             node_id=node_id,
             status=status,
             priority=priority,
             title=title,
             body=body,
-            add_tags=tuple(add_tags) if add_tags is not None else None,
-            remove_tags=tuple(remove_tags) if remove_tags is not None else None,
+            add_tags=_tuple_or_none(add_tags),
+            remove_tags=_tuple_or_none(remove_tags),
             note=note,
             bump=bump,
         )
-        arguments = _fingerprinted(intent)
 
         def handler(
             state: MemoState, now: float, mint: Callable[[str], str]
@@ -487,7 +494,7 @@ class MemoTools:
 
             return events, finish
 
-        return self._mutate("do_update_item", idempotency_key, arguments, handler)
+        return self._mutate("do_update_item", idempotency_key, intent, handler)
 
     def do_link(
         self,
@@ -499,9 +506,7 @@ class MemoTools:
         remove: bool = False,
     ) -> dict[str, Any]:
         """Create (or replace) one explicit edge, or remove exactly that triple."""
-        check_key(idempotency_key)
         intent = LinkIntent(src=src, dst=dst, kind=kind, weight=float(weight), remove=remove)
-        arguments = _fingerprinted(intent)
 
         def handler(
             state: MemoState, now: float, mint: Callable[[str], str]
@@ -549,13 +554,11 @@ class MemoTools:
 
             return events, finish
 
-        return self._mutate("do_link", idempotency_key, arguments, handler)
+        return self._mutate("do_link", idempotency_key, intent, handler)
 
     def do_forget(self, node_id: str, idempotency_key: str = "") -> dict[str, Any]:
         """Hard-delete one item and its edges; refused while it blocks open work."""
-        check_key(idempotency_key)
         intent = ForgetIntent(node_id=node_id)
-        arguments = _fingerprinted(intent)
 
         def handler(
             state: MemoState, now: float, mint: Callable[[str], str]
@@ -581,7 +584,7 @@ class MemoTools:
 
             return events, finish
 
-        return self._mutate("do_forget", idempotency_key, arguments, handler)
+        return self._mutate("do_forget", idempotency_key, intent, handler)
 
     def do_spill(
         self,
@@ -593,7 +596,7 @@ class MemoTools:
         """Hand open items to the bank as one `_inbox/` note; the memory is not changed."""
         if not self.spill_enabled:
             raise MemoError("invalid_argument", "do_spill needs the server started with --bank.")
-        check_key(idempotency_key)
+        check_key(idempotency_key)  # first, as in every write: before the other arguments
         if session is not None:
             check_chars("session", session, MAX_SESSION_CHARS)
         _bounded("limit", limit, 1, SPILL_MAX_ITEMS)
