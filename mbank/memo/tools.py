@@ -45,6 +45,7 @@ from mbank.memo.model import (
     REVERSE_EDGE_NAME,
     SPILL_MAX_ITEMS,
     STATUSES,
+    Edge,
     HistoryEntry,
     MemoError,
     Node,
@@ -514,42 +515,31 @@ class MemoTools:
             events = _raise_if_error(decide(state, intent, now, "", self.config))
             existing = state.out[src].get((dst, kind))
 
-            def finish() -> dict[str, Any]:
-                if remove:
-                    if existing is None:
-                        return nothing_done(idempotency_key, now)
-                    return do_envelope(
-                        status="success",
-                        key=idempotency_key,
-                        side_effects=["removes one edge from volatile memory"],
-                        hint=f"do_link src={src} dst={dst} kind={kind} weight={existing.weight}",
-                        now=now,
-                        applied=None,
-                        previous={"edge": existing.label()},
-                    )
-                previous = None
-                if existing is not None:
-                    previous = {
-                        "src": existing.src,
-                        "dst": existing.dst,
-                        "kind": existing.kind,
-                        "weight": existing.weight,
-                        "auto": existing.auto,
-                    }
+            def success(side_effect: str, hint: str, applied: Any, previous: Any) -> dict[str, Any]:
                 return do_envelope(
                     status="success",
                     key=idempotency_key,
-                    side_effects=["adds one edge to volatile memory; touches both items"],
-                    hint=f"do_link src={src} dst={dst} kind={kind} remove=true",
+                    side_effects=[side_effect],
+                    hint=f"do_link src={src} dst={dst} kind={kind} {hint}",
                     now=now,
-                    applied={
-                        "src": src,
-                        "dst": dst,
-                        "kind": kind,
-                        "weight": float(weight),
-                        "auto": False,
-                    },
+                    applied=applied,
                     previous=previous,
+                )
+
+            def finish() -> dict[str, Any]:
+                if not remove:
+                    # the edge as stored, and the one it replaced (its weight, auto or not)
+                    stored = msgspec.to_builtins(Edge(src, dst, kind, float(weight)))
+                    replaced = msgspec.to_builtins(existing) if existing is not None else None
+                    effect = "adds one edge to volatile memory; touches both items"
+                    return success(effect, "remove=true", stored, replaced)
+                if existing is None:
+                    return nothing_done(idempotency_key, now)
+                return success(
+                    "removes one edge from volatile memory",
+                    f"weight={existing.weight}",
+                    None,
+                    {"edge": existing.label()},
                 )
 
             return events, finish
