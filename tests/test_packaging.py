@@ -186,10 +186,11 @@ def _wheel_members(wheel: Path) -> dict[str, bytes]:
 
 def test_the_language_tables_are_read_once_from_package_data() -> None:
     from mbank import lang
+    from mbank.package_data import tsv_rows
 
-    lang.data_rows.cache_clear()
+    tsv_rows.cache_clear()
     rows = lang.data_rows("dictionary")
     assert lang.data_rows("dictionary") is rows
-    assert lang.data_rows.cache_info().hits == 1
+    assert tsv_rows.cache_info().hits == 1
     assert tuple((row[0], row[1:]) for row in rows) == lang.ENTRIES
     assert len(lang.ENTRIES) >= 192
