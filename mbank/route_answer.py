@@ -24,13 +24,14 @@ What makes the weights general rather than fitted to a question set:
   with the topic; `lang_data/stopwords.tsv` lists them under `en_function` / `ru_function`.
 - **an unknown name weighs three words** (`UNKNOWN_NAME_WEIGHT`): "PagerDuty", "Splunk", "cron"
   in a Russian sentence are what the question is about.
-- **a Russian word the dictionary cannot translate counts in full**, also in an English bank.
-  The first wave discounted it by the bank's share of Russian documents (to zero in an English
-  bank), on the view that such a word could not have matched anything; but then a Russian
-  question was judged on its translated words only — «ночные снапшоты через cron» on
-  "snapshot" — which is why Russian questions without an answer looked answered (held-out
-  0.55 against 0.77 for English). A transliteration guess still counts half
-  (`GUESS_CERTAINTY`): лицензии → "lets" shares letters, not a meaning.
+- **a Russian word the dictionary cannot translate, in an English bank,** weighs as much as
+  the bank is written in Russian (kept from the first wave): such a word could not have matched
+  anything, so its absence says nothing about whether the bank answers. (Counting it in full
+  was tried: it caught more Russian questions without an answer and raised false alarms on
+  Russian questions the dictionary had not been grown on.)
+- **a transliteration guess is a quarter of the evidence** (`GUESS_CERTAINTY`; half in the
+  first wave): the bridge makes тимлидом "toml" and лицензии "lets", which share letters, not
+  a meaning.
 
 Pure functions of the concepts, their header matches and the index's figures.
 """
@@ -40,7 +41,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from mbank.lang import EVIDENCE_STOP
+from mbank.lang import EVIDENCE_STOP, has_cyrillic
 
 if TYPE_CHECKING:
     from mbank.route import Concept, Figures, Match
@@ -48,11 +49,13 @@ if TYPE_CHECKING:
 
 # `answered` is false when every listed candidate's `answer_strength` is below this.
 # Calibrated on the development sets only (tests/route_quality: 48 questions without an answer,
-# 80 with one); see the CHANGELOG entry of issue 16's second wave for the sweep.
-ANSWER_MIN = 0.62
-# a concept the bank holds only through a transliteration guess is half evidence:
-# реклама -> "reclaim" shares a consonant skeleton, not a meaning
-GUESS_CERTAINTY = 0.5
+# 100 with one): the middle of the sweep's flat part (0.58–0.64 for English, 0.58–0.60 with no
+# Russian false alarm); see the CHANGELOG entry of issue 16's second wave.
+ANSWER_MIN = 0.6
+# a concept the bank holds only through a transliteration guess is a quarter of the evidence
+# (half in the first wave): реклама -> "reclaim", тимлидом -> "toml", вилка -> "walk" share a
+# consonant skeleton, not a meaning
+GUESS_CERTAINTY = 0.25
 # a header match at least this strong is the word itself (1.0) or a translation (0.9), not a
 # prefix piece (0.6 × discount)
 WHOLE_WORD = 0.8
@@ -88,6 +91,7 @@ class Evidence:
         self.known: list[bool] = []
         self.certainty: list[float] = []
         unseen = math.log(1 + (n + 0.5) / 0.5)
+        share = index.cyrillic_share()
         named = {name.lower() for name in names}
         for concept, matches in zip(concepts, all_matches, strict=True):
             whole = frozenset(word for word, match in matches.items() if match[0] >= WHOLE_WORD)
@@ -100,6 +104,8 @@ class Evidence:
                 weight = 0.0
             elif df == 0 and concept.literal in named:
                 weight *= UNKNOWN_NAME_WEIGHT
+            elif df == 0 and len(concept.body) == 1 and has_cyrillic(concept.literal):
+                weight *= share
             self.certainty.append(GUESS_CERTAINTY if concept.guessed else 1.0)
             self.header.append(whole)
             self.body.append(tuple(self.forms.get(variant.form, ()) for variant in concept.body))

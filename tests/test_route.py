@@ -738,6 +738,15 @@ def reference_route(
 
     lowered_names = {name.lower() for name in names}
     unseen = math.log(1 + (n_docs + 0.5) / 0.5)
+    # an untranslated Russian word the bank never uses weighs as much as the bank is written
+    # in Russian (the share of documents holding any Cyrillic word)
+    cyrillic_docs = sum(
+        1
+        for doc in docs
+        if any(has_cyrillic(form) for form in tf[doc.path])
+        or any(has_cyrillic(w) for words in every_field[doc.path] for w in words)
+    )
+    share = cyrillic_docs / len(docs)
     weight: list[float] = []
     known_concepts: set[int] = set()
     for position, concept in enumerate(concepts):
@@ -749,12 +758,14 @@ def reference_route(
             w = 0.0
         elif df == 0 and concept.literal in lowered_names:
             w *= 3
+        elif df == 0 and len(concept.body) == 1 and has_cyrillic(concept.literal):
+            w *= share
         weight.append(w)
         if df > 0:
             known_concepts.add(position)
     weight_total = sum(weight)
-    # a concept reached only by a transliteration guess is half evidence
-    sure = [0.5 if concept.guessed else 1.0 for concept in concepts]
+    # a concept reached only by a transliteration guess is a quarter of the evidence
+    sure = [0.25 if concept.guessed else 1.0 for concept in concepts]
     known_weight = sum(weight[p] * sure[p] for p in known_concepts)
     known = known_weight / weight_total if weight_total else 0.0
     evidence_of = {
