@@ -65,7 +65,12 @@ FREQUENCY_CAP = 1.0
 _WORD = re.compile(r"[a-z0-9\u0400-\u04ff]+")
 _PLAIN = re.compile(r"[a-z0-9\u0400-\u04ff]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# the same mark matched from a line start inside a body (`match(body, pos)` ignores `^`)
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _DECORATION = "`*_\"'[ "
+# a list item's short label before the literal it gives: `- committed test data: `x``
+# (the literal right after the colon and its spaces: `**Verification:** `x`` is a log line)
+_LABEL = re.compile(r"[^:\n`|]{1,40}:[ \t]*[`*_\"'\[]*")
 
 
 _SPACED = re.compile(r"[a-z0-9\u0400-\u04ff]+(?:\s+[a-z0-9\u0400-\u04ff]+)*")
@@ -116,8 +121,13 @@ def line_kind(line: str, literal: str) -> float:
         cells = stripped.strip("|").split("|")
         return DEFINING_LINE if cells and _starts_with(cells[0], literal) else 0.0
     item = _LIST_MARK.match(line)
-    if item is not None and _starts_with(line[item.end() :], literal):
-        return DEFINING_LINE
+    if item is not None:
+        rest = line[item.end() :]
+        label = _LABEL.match(rest)
+        if _starts_with(rest, literal) or (
+            label is not None and rest[label.end() :].startswith(literal)
+        ):
+            return DEFINING_LINE
     if _starts_with(line, literal):
         rest = line.lstrip().lstrip(_DECORATION)[len(literal) :].lstrip(_DECORATION)
         if rest[:1] in (":", "—", "–", "=", "-", "("):
@@ -139,22 +149,35 @@ def _defining_patterns(literal: str) -> tuple[re.Pattern[str], re.Pattern[str], 
 
 def _best_line(body: str, literal: str) -> float:
     row_or_item, heading, lead_in = _defining_patterns(literal)
-    if row_or_item.search(body) or heading.search(body) or _labelled(literal).search(body):
+    if row_or_item.search(body) or heading.search(body) or _labelled(body, literal):
         return DEFINING_LINE
     return LEAD_IN if lead_in.search(body) else 0.0
 
 
-@functools.lru_cache(maxsize=256)
-def _labelled(literal: str) -> re.Pattern[str]:
-    """A list item that is a short label and then the literal: `- committed test data: `x``."""
-    return re.compile(
-        rf"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^:\n`|]{{1,40}}:[ \t]*[`*_\"'\[]*{re.escape(literal)}",
-        re.M,
+def _labelled(body: str, literal: str) -> bool:
+    """Whether a list item gives `literal` after a short label (`- test data: `x``).
+
+    Only the lines holding the literal are looked at, so a body of many list items costs one
+    `find` per occurrence rather than a label match per item.
+    """
+    at = body.find(literal)
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        item = _ITEM.match(body, start, at)
+        if item is not None:
+            label = _LABEL.fullmatch(body, item.end(), at)
+            if label is not None:
+                return True
+        at = body.find(literal, at + len(literal))
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _pieces(text: str) -> frozenset[str]:
+    """The stems of the words of 3 letters or more (digits aside) of a lower-cased text."""
+    return frozenset(
+        stem(word) for word in _WORD.findall(text) if len(word) >= 3 and not word.isdigit()
     )
-
-
-def _pieces(text: str) -> set[str]:
-    return {stem(word) for word in _WORD.findall(text) if len(word) >= 3 and not word.isdigit()}
 
 
 def topic_share(doc: Doc, literal: str) -> float:

@@ -66,3 +66,10 @@ def test_one_shared_piece_or_a_one_piece_literal_is_no_topic(tmp_path: Path) -> 
     doc = Bank(tmp_path).refresh().docs["a.md"]
     assert topic_share(doc, "src/providers/*") == 0.0
     assert topic_share(doc, "providers") == 0.0
+
+
+def test_the_excerpt_is_the_labelled_line_not_an_earlier_mention(tmp_path: Path) -> None:
+    body = f"Fixtures are kept in `{PATH}` for now.\n\n- committed test data: `{PATH}`\n"
+    write(tmp_path, "a.md", document("A", body=body))
+    result = search(Bank(tmp_path).refresh(), SearchIndex(), PATH)
+    assert result["results"][0]["excerpt"] == f"- committed test data: `{PATH}`"
