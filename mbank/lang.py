@@ -189,6 +189,12 @@ EN_ROUTE_STOP: frozenset[str] = frozenset(
 
 ROUTE_STOP: frozenset[str] = EN_ROUTE_STOP | RU_STOP
 
+# The route stop lists plus the function words they keep (`en_function`, `ru_function`): words
+# that say nothing about whether a bank answers a question (`mbank.route_answer`, issue 16).
+EVIDENCE_STOP: frozenset[str] = ROUTE_STOP | frozenset(
+    word for kind, word in data_rows("stopwords") if kind in ("en_function", "ru_function")
+)
+
 WHY_INTENT = re.compile(
     r"(\bwhy\b|\brationale\b|\bdecision\b|\bdecided\b|instead of|trade-?off"
     # `решени` only at a word start, so «разрешений» (permissions) is not a why-question

@@ -12,8 +12,9 @@ domain, ops or engineering document that defines it in 12 of 14 measured misses.
   lower-cased body; for a single plain word, whole-word occurrences only.
 - `definition_score(...)`: how much a document reads as the one that defines the literal —
   its own path naming it (a feature package's folder), a heading that names it, a table row
-  or list item that starts with it, a `literal:` or `literal —` line, ownership through
-  `canonical_for`, the title or purpose, a code span —
+  or list item that starts with it or gives it after a short label (`- test data: `x``), a
+  `literal:` or `literal —` line, ownership through `canonical_for`, the title or purpose, a
+  header about the literal's word pieces (`topic_share`), a code span —
   plus the document's layer (knowledge and governance define, delivery mentions) and,
   lightly, how often it says it. An index document, which lists literals without defining
   them, loses a little.
@@ -29,6 +30,7 @@ import functools
 import math
 import re
 
+from mbank.lang import stem
 from mbank.model import Doc
 
 EXCERPT_MAX = 240
@@ -53,12 +55,22 @@ TITLE_OR_PURPOSE = 2.0
 CODE_SPAN = 1.0
 LAYER = 2.0
 INDEX_PENALTY = 1.5
+# a literal of several word pieces (`tools/agentscope/test/fixtures/`) names what it is about:
+# a document whose title or purpose holds at least two of those pieces (its
+# topic is the testing policy) defines it more than one that lists it in passing
+TOPIC = 2.0
+TOPIC_PIECES = 2
 FREQUENCY_CAP = 1.0
 
 _WORD = re.compile(r"[a-z0-9\u0400-\u04ff]+")
 _PLAIN = re.compile(r"[a-z0-9\u0400-\u04ff]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# the same mark matched from a line start inside a body (`match(body, pos)` ignores `^`)
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _DECORATION = "`*_\"'[ "
+# a list item's short label before the literal it gives: `- committed test data: `x``
+# (the literal right after the colon and its spaces: `**Verification:** `x`` is a log line)
+_LABEL = re.compile(r"[^:\n`|]{1,40}:[ \t]*[`*_\"'\[]*")
 
 
 _SPACED = re.compile(r"[a-z0-9\u0400-\u04ff]+(?:\s+[a-z0-9\u0400-\u04ff]+)*")
@@ -109,8 +121,13 @@ def line_kind(line: str, literal: str) -> float:
         cells = stripped.strip("|").split("|")
         return DEFINING_LINE if cells and _starts_with(cells[0], literal) else 0.0
     item = _LIST_MARK.match(line)
-    if item is not None and _starts_with(line[item.end() :], literal):
-        return DEFINING_LINE
+    if item is not None:
+        rest = line[item.end() :]
+        label = _LABEL.match(rest)
+        if _starts_with(rest, literal) or (
+            label is not None and rest[label.end() :].startswith(literal)
+        ):
+            return DEFINING_LINE
     if _starts_with(line, literal):
         rest = line.lstrip().lstrip(_DECORATION)[len(literal) :].lstrip(_DECORATION)
         if rest[:1] in (":", "—", "–", "=", "-", "("):
@@ -132,9 +149,46 @@ def _defining_patterns(literal: str) -> tuple[re.Pattern[str], re.Pattern[str], 
 
 def _best_line(body: str, literal: str) -> float:
     row_or_item, heading, lead_in = _defining_patterns(literal)
-    if row_or_item.search(body) or heading.search(body):
+    if row_or_item.search(body) or heading.search(body) or _labelled(body, literal):
         return DEFINING_LINE
     return LEAD_IN if lead_in.search(body) else 0.0
+
+
+def _labelled(body: str, literal: str) -> bool:
+    """Whether a list item gives `literal` after a short label (`- test data: `x``).
+
+    Only the lines holding the literal are looked at, so a body of many list items costs one
+    `find` per occurrence rather than a label match per item.
+    """
+    at = body.find(literal)
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        item = _ITEM.match(body, start, at)
+        if item is not None:
+            label = _LABEL.fullmatch(body, item.end(), at)
+            if label is not None:
+                return True
+        at = body.find(literal, at + len(literal))
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _pieces(text: str) -> frozenset[str]:
+    """The stems of the words of 3 letters or more (digits aside) of a lower-cased text."""
+    return frozenset(
+        stem(word) for word in _WORD.findall(text) if len(word) >= 3 and not word.isdigit()
+    )
+
+
+def topic_share(doc: Doc, literal: str) -> float:
+    """The share of the literal's word pieces that the document's header is about (0 when
+    fewer than `TOPIC_PIECES` of them are there)."""
+    pieces = _pieces(literal)
+    if len(pieces) < TOPIC_PIECES:
+        return 0.0
+    header = _pieces(f"{doc.title} {doc.purpose}".lower())
+    shared = len(pieces & header)
+    return shared / len(pieces) if shared >= TOPIC_PIECES else 0.0
 
 
 def definition_score(doc: Doc, body: str, literal: str, count: int) -> float:
@@ -152,6 +206,7 @@ def definition_score(doc: Doc, body: str, literal: str, count: int) -> float:
         score += TITLE_OR_PURPOSE
     if f"`{literal}" in body:
         score += CODE_SPAN
+    score += TOPIC * topic_share(doc, literal)
     score += LAYER * LAYER_DEFINES.get(doc.layer, 0.4)
     if doc.doc_function == "index":
         score -= INDEX_PENALTY

@@ -38,6 +38,7 @@ from mbank.lang import (
 )
 from mbank.model import Doc, LayerMap
 from mbank.projection import Snapshot
+from mbank.route_answer import Evidence, mark_weak
 from mbank.search import (
     Header,
     RouteStats,
@@ -82,14 +83,6 @@ K1 = 1.2
 B = 0.75
 BODY_SHARE = 0.75
 COVERAGE_MIN = 0.21
-# `answered` (issue 16): a candidate whose `answer_strength` is below this is weak. Calibrated
-# on the development sets only (tests/route_quality, 28 unanswerable and 80 answerable
-# questions): 89 % of the unanswerable ones get `answered: false`, 4 % of the answerable ones
-# (0.66–0.72 all keep that under 10 %; the middle of the flat part was taken). With a
-# bridge-only concept counted as half evidence (GUESS_CERTAINTY), the Russian unanswerable
-# questions of the development set answered false went from 71 % to 93 %, no false alarm added.
-ANSWER_MIN = 0.68
-GUESS_CERTAINTY = 0.5
 BRIDGE_WORDS = 2
 
 
@@ -614,10 +607,10 @@ def route(
 
     Syncs `index` first. Scores are rounded half-up to 4 decimals (§3.9 step 5; §3.2's "at
     most 2 decimals" describes the header-only score). `answered` (issue 16) is false when no
-    listed candidate's evidence clears `ANSWER_MIN`, or every name the question uses is
-    unknown to the bank; the candidates stay listed, each marked `weak`, and the hint says
-    plainly that nothing answers. A `hint` also accompanies an empty list, and a non-empty one
-    when every name the question uses is unknown to the bank.
+    listed candidate's evidence (`mbank.route_answer`) clears `ANSWER_MIN`, or every name the
+    question uses is unknown to the bank; the candidates stay listed, each marked `weak`, and
+    the hint says plainly that nothing answers. A `hint` also accompanies an empty list, and a
+    non-empty one when every name the question uses is unknown to the bank.
     """
     index.sync(snapshot)
     names = named_terms(question)
@@ -677,7 +670,7 @@ def route(
     if not results:
         return empty
     names_unknown = bool(names) and len(unknown) == len(names)
-    _mark_weak(index, fig, concepts, all_matches, concept_idf, results, names_unknown)
+    mark_weak(Evidence(index, fig, concepts, all_matches, names), results, names_unknown)
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}
     if not answered:
@@ -685,66 +678,6 @@ def route(
     elif names_unknown:
         outcome["hint"] = never
     return outcome
-
-
-def _mark_weak(
-    index: SearchIndex,
-    fig: Figures,
-    concepts: list[Concept],
-    all_matches: list[dict[str, Match]],
-    concept_idf: list[float],
-    results: list[dict[str, Any]],
-    names_unknown: bool,
-) -> None:
-    """Add `weak: true` to every result whose `answer_strength` is below `ANSWER_MIN`.
-
-    Evidence is weighed by idf, except that a Russian word with no translation that the bank
-    never uses counts only as much as the bank is written in Russian (`cyrillic_share`): in
-    an English bank such a word could not have matched anything, so its absence says nothing
-    about whether the bank answers; in a Russian bank it says as much as any other word.
-    """
-    known = [
-        bool(all_matches[position]) or any(fig.bm25(v.form)[1] for v in concept.body)
-        for position, concept in enumerate(concepts)
-    ]
-    share = index.cyrillic_share()
-    weights = [
-        idf * share
-        if not known[position] and len(concept.body) == 1 and has_cyrillic(concept.literal)
-        else idf
-        for position, (concept, idf) in enumerate(zip(concepts, concept_idf, strict=True))
-    ]
-    # a concept the bank holds only through a transliteration guess is half evidence:
-    # реклама -> "reclaim" shares a consonant skeleton, not a meaning
-    certainty = [GUESS_CERTAINTY if concept.guessed else 1.0 for concept in concepts]
-    total = sum(weights)
-    known_share = (
-        sum(w * c for w, c, k in zip(weights, certainty, known, strict=True) if k) / total
-        if total
-        else 0
-    )
-    for item in results:
-        path = item["path"]
-        covered = sum(
-            weights[position] * certainty[position]
-            for position, concept in enumerate(concepts)
-            if _covers(index, fig.forms, concept, all_matches[position], path)
-        )
-        strength = answer_strength(covered / total if total else 0.0, known_share)
-        if names_unknown or strength < ANSWER_MIN:
-            item["weak"] = True
-
-
-def answer_strength(coverage: float, known: float) -> float:
-    """How well one candidate's evidence answers the question, from 0 to 1 (issue 16).
-
-    `coverage`: the share of the question's idf mass the candidate covers (header or body);
-    `known`: the share the bank holds anywhere. A question about something the bank never
-    mentions (Grafana in a CLI tool's bank) has rare words nowhere, so `known` is low even
-    when common words ("alert", "run") are covered; it weighs twice, since on the
-    development sets it separated the two kinds of question better than coverage did.
-    """
-    return (coverage + 2 * known) / 3
 
 
 def _top(raw: dict[str, float], count: int) -> list[tuple[float, str]]:

@@ -22,10 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mbank.contract import BUILTIN_WEIGHTS
-from mbank.lang import expand_terms, has_cyrillic
+from mbank.lang import EVIDENCE_STOP, expand_terms, has_cyrillic
 from mbank.model import LayerMap
 from mbank.route import (
-    ANSWER_MIN,
     NOTHING_ANSWERS,
     ROUTE_HINT,
     match_word,
@@ -35,6 +34,7 @@ from mbank.route import (
     route_layer_weights,
     score_field,
 )
+from mbank.route_answer import ANSWER_MIN
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
 
@@ -715,38 +715,63 @@ def reference_route(
         weights["decision"] *= 4 / 3
         weights["knowledge"] *= 0.8
     rows = []
-    known_concepts: set[int] = set()
-    for doc in docs:
-        keys, purpose, title, sections = fields[doc.path]
-        for position, concept in enumerate(concepts):
-            every = [w for _, w in keys] + [purpose, title] + [w for _, w in sections]
-            if any(v(concept, words)[0] > 0 for words in every) or any(
-                tf[doc.path][variant.form] > 0 for variant in concept.body
-            ):
-                known_concepts.add(position)
-    # issue 16: an untranslated Russian word the bank never uses weighs as much as the bank
-    # is written in Russian (the share of documents holding any Cyrillic word)
+    # issue 16, `answered`: each concept weighs half a flat share and half the idf of its most
+    # common form (function words nothing, a name the bank never mentions three words);
+    # evidence is whole-word only: a header word equal to a variant, or a body occurrence
+    every_field = {
+        doc.path: [w for _, w in fields[doc.path][0]]
+        + [fields[doc.path][1], fields[doc.path][2]]
+        + [w for _, w in fields[doc.path][3]]
+        for doc in docs
+    }
+
+    def whole_in(concept: Any, path: str) -> bool:
+        return any(
+            match_word(variant.form, words) * variant.discount >= 0.8
+            for variant in concept.header
+            if variant.form
+            for words in every_field[path]
+        )
+
+    def holds(concept: Any, path: str) -> bool:
+        return whole_in(concept, path) or any(tf[path][v.form] > 0 for v in concept.body)
+
+    lowered_names = {name.lower() for name in names}
+    unseen = math.log(1 + (n_docs + 0.5) / 0.5)
+    # an untranslated Russian word the bank never uses weighs as much as the bank is written
+    # in Russian (the share of documents holding any Cyrillic word)
     cyrillic_docs = sum(
         1
         for doc in docs
         if any(has_cyrillic(form) for form in tf[doc.path])
-        or any(has_cyrillic(w) for f in fields[doc.path][1:3] for w in f)
-        or any(has_cyrillic(w) for _, f in fields[doc.path][0] + fields[doc.path][3] for w in f)
+        or any(has_cyrillic(w) for words in every_field[doc.path] for w in words)
     )
     share = cyrillic_docs / len(docs)
-    weight = [
-        idf_c * share
-        if position not in known_concepts
-        and len(concepts[position].body) == 1
-        and has_cyrillic(concepts[position].literal)
-        else idf_c
-        for position, idf_c in enumerate(concept_idf)
-    ]
+    weight: list[float] = []
+    known_concepts: set[int] = set()
+    for position, concept in enumerate(concepts):
+        df = max(sum(1 for c in tf.values() if c[v.form] > 0) for v in concept.body)
+        if df == 0 and any(whole_in(concept, doc.path) for doc in docs):
+            df = 1
+        w = 0.5 * unseen + 0.5 * math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        if concept.literal in EVIDENCE_STOP:
+            w = 0.0
+        elif df == 0 and concept.literal in lowered_names:
+            w *= 3
+        elif df == 0 and len(concept.body) == 1 and has_cyrillic(concept.literal):
+            w *= share
+        weight.append(w)
+        if df > 0:
+            known_concepts.add(position)
     weight_total = sum(weight)
-    # a concept reached only by a transliteration guess is half evidence
-    sure = [0.5 if concept.guessed else 1.0 for concept in concepts]
+    # a concept reached only by a transliteration guess is a quarter of the evidence
+    sure = [0.25 if concept.guessed else 1.0 for concept in concepts]
     known_weight = sum(weight[p] * sure[p] for p in known_concepts)
     known = known_weight / weight_total if weight_total else 0.0
+    evidence_of = {
+        doc.path: {p for p in known_concepts if weight[p] and holds(concepts[p], doc.path)}
+        for doc in docs
+    }
     covered_by: dict[str, set[int]] = {}
     for doc in docs:
         if kind is not None and doc.doc_kind != kind:
@@ -829,11 +854,11 @@ def reference_route(
             "score": -negative,
             "why": why,
         }
-        # issue 16: weak below ANSWER_MIN of (coverage + 2 × the share the bank knows) / 3
+        # issue 16: weak below ANSWER_MIN of (coverage + 2 × the share the bank holds) / 3
         covered_weight = sum(
             weight[position] * sure[position]
             for position, concept in enumerate(concepts)
-            if position in covered_by.get(path, set())
+            if position in evidence_of.get(path, set())
         )
         coverage = covered_weight / weight_total if weight_total else 0.0
         if names_unknown or (coverage + 2 * known) / 3 < ANSWER_MIN:

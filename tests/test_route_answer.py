@@ -1,0 +1,143 @@
+"""`answered` evidence (issue 16, second wave): `mbank/route_answer.py`.
+
+Each test builds a small bank whose words make one rule decide the verdict: a name the bank
+never mentions, a function word, a prefix piece of a header word, a Russian word with no
+translation, a concept weighed by its most common form.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from test_route import document, final, write
+
+from mbank.lang import EVIDENCE_STOP, ROUTE_STOP
+from mbank.route import _header_matches, build_concepts, figures, named_terms
+from mbank.route_answer import (
+    ANSWER_MIN,
+    FLAT_SHARE,
+    UNKNOWN_NAME_WEIGHT,
+    Evidence,
+    answer_strength,
+)
+from mbank.search import SearchIndex
+from mbank.snapshot import Bank, Snapshot
+
+
+def release_bank(tmp_path: Path) -> Snapshot:
+    write(
+        tmp_path,
+        "ops/release.md",
+        document(
+            "Release Guide",
+            "How a release is cut and published.",
+            body="Tag the release, build the archives, publish the release notes.\n",
+        ),
+    )
+    write(
+        tmp_path,
+        "ops/stages.md",
+        document(
+            "Stages",
+            "Where the tool runs.",
+            body="Only the local machine and CI run the tool; the data stays local.\n",
+        ),
+    )
+    write(
+        tmp_path,
+        "engineering/testing.md",
+        document("Testing", "What tests must cover.", body="Every release runs the tests.\n"),
+    )
+    return Bank(tmp_path).refresh()
+
+
+def evidence(snapshot: Snapshot, question: str) -> Evidence:
+    index = SearchIndex()
+    index.sync(snapshot)
+    concepts = build_concepts(snapshot, index, question)
+    matches = [_header_matches(index, concept) for concept in concepts]
+    return Evidence(index, figures(snapshot, index), concepts, matches, named_terms(question))
+
+
+def test_function_words_are_kept_for_ranking_but_carry_no_evidence() -> None:
+    assert {"myself", "through", "через", "между"} <= EVIDENCE_STOP
+    assert not {"myself", "через"} & ROUTE_STOP
+    assert ROUTE_STOP <= EVIDENCE_STOP
+
+
+def test_a_question_the_bank_answers_is_answered(tmp_path: Path) -> None:
+    result = final(release_bank(tmp_path), "how is a release published")
+    assert result["answered"] is True
+    assert result["results"][0]["path"] == "ops/release.md"
+    assert "weak" not in result["results"][0]
+
+
+def test_an_unknown_name_weighs_three_words_and_makes_the_question_unanswered(
+    tmp_path: Path,
+) -> None:
+    snapshot = release_bank(tmp_path)
+    found = evidence(snapshot, "Which Slack channel announces a published release")
+    unseen = found.weights[0]
+    assert found.known[0] is False
+    # 'slack': never in the bank, a name -> three times the weight of an unseen plain word
+    plain = evidence(snapshot, "which slack channel announces a published release")
+    assert unseen == UNKNOWN_NAME_WEIGHT * plain.weights[0]
+    result = final(snapshot, "Which Slack channel announces a published release")
+    assert result["answered"] is False
+    assert all(item["weak"] is True for item in result["results"])
+
+
+def test_a_prefix_piece_of_a_header_word_is_not_evidence_the_bank_knows_a_word(
+    tmp_path: Path,
+) -> None:
+    # the ranking credits 'data' in a header for "datadog"; the verdict does not
+    write(tmp_path, "ops/data.md", document("Data Retention", "How long data is kept."))
+    found = evidence(Bank(tmp_path).refresh(), "datadog dashboards")
+    assert found.known == [False, False]
+    assert found.known_share == 0.0
+
+
+def test_a_concept_weighs_by_its_most_common_form_blended_with_a_flat_share(
+    tmp_path: Path,
+) -> None:
+    snapshot = release_bank(tmp_path)
+    found = evidence(snapshot, "release archives")
+    n = 3
+    unseen = math.log(1 + (n + 0.5) / 0.5)
+    release_idf = math.log(1 + (n - 2 + 0.5) / (2 + 0.5))  # in two of three documents
+    archive_idf = math.log(1 + (n - 1 + 0.5) / (1 + 0.5))
+    assert found.weights == [
+        FLAT_SHARE * unseen + (1 - FLAT_SHARE) * release_idf,
+        FLAT_SHARE * unseen + (1 - FLAT_SHARE) * archive_idf,
+    ]
+
+
+def test_an_untranslated_russian_word_weighs_as_much_as_the_bank_is_russian(
+    tmp_path: Path,
+) -> None:
+    # «ночные» is not in the dictionary: in an English bank it could not have matched
+    # anything, so it is no evidence either way; in a Russian bank its absence counts
+    write(
+        tmp_path,
+        "ops/snapshots.md",
+        document("Snapshots", "How snapshots are written.", body="A snapshot is written.\n"),
+    )
+    english = evidence(Bank(tmp_path).refresh(), "ночные снапшоты")
+    assert english.known == [False, True]
+    assert english.weights[0] == 0.0
+    assert english.known_share == 1.0
+    write(
+        tmp_path,
+        "ops/ru.md",
+        document("Журнал", "Как пишется журнал.", body="Журнал пишется по-русски.\n"),
+    )
+    mixed = evidence(Bank(tmp_path).refresh(), "ночные снапшоты")
+    assert mixed.weights[0] > 0.0
+    assert mixed.known_share < 1.0
+
+
+def test_answer_strength_weighs_what_the_bank_holds_twice() -> None:
+    assert answer_strength(1.0, 1.0) == 1.0
+    assert answer_strength(0.0, 0.9) == ANSWER_MIN
+    assert answer_strength(0.3, 0.75) == ANSWER_MIN
