@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from mbank.model import Contract, LayerMap, LayerRow, VocabularyRow
 
@@ -45,15 +46,32 @@ BUILTIN_LAYER_DIRS: dict[str, str] = {
     "_inbox": "inbox",
 }
 
-BUILTIN_WEIGHTS: dict[str, float] = {
-    "dna": 1.0,
-    "knowledge": 1.5,
-    "decision": 1.2,
-    "delivery": 0.6,
-    "flow": 1.0,
-    "inbox": 0.2,
-    "other": 1.0,
+
+class LayerWeights(NamedTuple):
+    """Every weight that depends on a document's layer, so a layer's row reads at once.
+
+    `header`: upstream's built-in weight (the header-only score of spec 02 §3.5; the starter's
+    layer table restates it). `route`: mbank's §3.9 prior, which does not damp delivery.
+    `defines`: the part of a literal's definition the layer carries in search (issue 16):
+    knowledge and governance documents define the vocabulary, flows their own identifiers,
+    delivery documents use them.
+    """
+
+    header: float
+    route: float
+    defines: float
+
+
+LAYER_WEIGHTS: dict[str, LayerWeights] = {
+    "dna": LayerWeights(header=1.0, route=1.0, defines=1.0),
+    "knowledge": LayerWeights(header=1.5, route=1.5, defines=1.0),
+    "decision": LayerWeights(header=1.2, route=1.2, defines=0.6),
+    "delivery": LayerWeights(header=0.6, route=1.0, defines=0.0),
+    "flow": LayerWeights(header=1.0, route=1.0, defines=0.9),
+    "inbox": LayerWeights(header=0.2, route=0.2, defines=0.4),
+    "other": LayerWeights(header=1.0, route=1.0, defines=0.4),
 }
+BUILTIN_WEIGHTS: dict[str, float] = {layer: w.header for layer, w in LAYER_WEIGHTS.items()}
 
 # The five enumerated fields, in the order the Contract lists them.
 ENUM_FIELDS: tuple[str, ...] = (

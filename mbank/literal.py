@@ -30,20 +30,13 @@ import functools
 import math
 import re
 
+from mbank.contract import LAYER_WEIGHTS
 from mbank.lang import stem
 from mbank.model import Doc
 
 EXCERPT_MAX = 240
-# the part of a definition a document's layer carries: knowledge and governance documents
-# define the vocabulary, flows define their own identifiers, delivery documents use them
-LAYER_DEFINES: dict[str, float] = {
-    "knowledge": 1.0,
-    "dna": 1.0,
-    "flow": 0.9,
-    "decision": 0.6,
-    "other": 0.4,
-    "delivery": 0.0,
-}
+# the part of a definition a document's layer carries (see `LayerWeights.defines`)
+LAYER_DEFINES: dict[str, float] = {layer: w.defines for layer, w in LAYER_WEIGHTS.items()}
 DEFINING_LINE = 3.0
 HEADING = 3.0
 LEAD_IN = 2.5

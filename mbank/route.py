@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from mbank.contract import BUILTIN_WEIGHTS, effective_weights
+from mbank.contract import BUILTIN_WEIGHTS, LAYER_WEIGHTS, effective_weights
 from mbank.lang import (
     ROUTE_STOP,
     QueryTerm,
@@ -70,15 +70,7 @@ WHY_DECISION = 4 / 3
 WHY_KNOWLEDGE = 0.8
 
 # §3.9's prior: the delivery weight is 1.0 here (0.6 in the header-only score of §3.5).
-ROUTE_LAYER_WEIGHTS: dict[str, float] = {
-    "dna": 1.0,
-    "knowledge": 1.5,
-    "decision": 1.2,
-    "delivery": 1.0,
-    "flow": 1.0,
-    "inbox": 0.2,
-    "other": 1.0,
-}
+ROUTE_LAYER_WEIGHTS: dict[str, float] = {layer: w.route for layer, w in LAYER_WEIGHTS.items()}
 K1 = 1.2
 B = 0.75
 BODY_SHARE = 0.75
