@@ -95,7 +95,8 @@ class LazyValues(dict[str, Value]):
     def pop(self, key: str, *default: Any) -> Any:
         if key not in self:
             return dict.pop(self, key, *default)
-        return self._made(key, dict.pop(self, key))
+        value: Any = dict.pop(self, key)
+        return self.make(key, value.what) if type(value) is Later else value
 
     def setdefault(self, key: str, default: Any = None, /) -> Value:
         if key in self:
