@@ -8,16 +8,24 @@ of the file it came from, and the search index built over them.
 
 It is trusted only where it can be proved fresh (issue 17):
 
-- the whole file is checked before any of it is used: magic, format, length, a sha256 of the
-  payload, the mbank version and a stamp of the code that wrote it, the bank's real path. A
-  truncated, damaged, foreign or half-written file is ignored (and rebuilt), never an error;
+- the whole file is checked before any of it is used: magic, format, each part's length and
+  sha256 (a header, the documents, the index state and its three postings arrays), the mbank
+  version and a stamp of the code that wrote it, the bank's real path. A truncated, damaged,
+  foreign or half-written file, or one with a part missing, is ignored (and rebuilt), never
+  an error; no part is used without the others;
 - a document is reused only when its file's (mtime_ns, size) — what the in-memory refresh
   trusts — and its ctime_ns, inode and device are all unchanged; anything else is re-read;
 - a document whose ctime was too close to the moment it was read is never written here
   ("racy", as git calls it): a later edit in the same clock tick could leave every stat fact
   unchanged. `mbank.snapshot` re-reads such files instead of trusting them;
 - the index part is reconciled document by document against the snapshot (`SearchIndex.sync`
-  compares each document's (mtime_ns, size, sha256)), so it can never serve a stale posting.
+  compares each document's (mtime_ns, size, sha256)), so it can never serve a stale posting;
+  its bodies are not stored but made from the text of the version it indexed
+  (`mbank.search_state`), and a state whose texts cannot all be found is not used.
+
+What a first route needs is decoded at once; the body postings (most of the file) are read in
+place and a token's postings are made only when asked for, so a second session at 10,000
+documents neither decodes nor holds them whole.
 
 Writers write a temporary file beside the cache and rename it over the old one, so a reader
 sees a whole file or the previous one; two processes starting together each build and the last
@@ -285,7 +293,7 @@ class ProjectionCache:
         return None
 
     def release(self) -> None:
-        """Drop what was loaded (the index state holds the whole file's buffer)."""
+        """Drop what was loaded (the index takes the postings arrays it reads in place)."""
         self._files = {}
         self._index = None
 
