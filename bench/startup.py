@@ -299,21 +299,22 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[int(rank) - 1]
 
 
-COLD_ROWS = (
-    ("import_mcp", "`python -c 'import mcp'` (the floor)", "ms"),
-    ("first", "spawn → first route, first session (builds, writes the cache)", "ms"),
-    ("second", "spawn → first route, second session (reads the cache)", "ms"),
-    ("off", "spawn → first route, cache off", "ms"),
-    ("baseline", "spawn → first route, baseline install", "ms"),
-    ("rss_first", "peak RSS, first session", "MiB"),
-    ("rss_second", "peak RSS, second session", "MiB"),
-    ("rss_off", "peak RSS, cache off", "MiB"),
-    ("rss_baseline", "peak RSS, baseline install", "MiB"),
-    ("walk", "bare scandir + stat walk (p50)", "ms"),
-    ("route", "warm bank_route incl. refresh (p50)", "ms"),
-    ("search", "warm bank_search incl. refresh (p50)", "ms"),
-    ("warm_target", "warm target: 1.3 × walk + 10 ms", "ms"),
-)
+# The rows of the --cold table: figure key → label (with its unit)
+COLD_ROWS: dict[str, str] = {
+    "import_mcp": "`python -c 'import mcp'`, the floor (ms)",
+    "first": "spawn → first route, first session: builds, writes the cache (ms)",
+    "second": "spawn → first route, second session: reads the cache (ms)",
+    "off": "spawn → first route, cache off (ms)",
+    "baseline": "spawn → first route, baseline install (ms)",
+    "rss_first": "peak RSS, first session (MiB)",
+    "rss_second": "peak RSS, second session (MiB)",
+    "rss_off": "peak RSS, cache off (MiB)",
+    "rss_baseline": "peak RSS, baseline install (MiB)",
+    "walk": "bare scandir + stat walk, p50 (ms)",
+    "route": "warm bank_route incl. refresh, p50 (ms)",
+    "search": "warm bank_search incl. refresh, p50 (ms)",
+    "warm_target": "warm target: 1.3 × walk + 10 ms (ms)",
+}
 
 
 def cold_table(sizes: list[int], runs: int, baseline: str | None) -> dict[str, Any]:
@@ -347,11 +348,11 @@ def print_cold_table(figures: dict[str, Any]) -> None:
     columns: dict[str, dict[str, float]] = figures["columns"]
     print("| metric | " + " | ".join(f"{size} docs" for size in columns) + " |")
     print("|---|" + "---:|" * len(columns))
-    for key, label, unit in COLD_ROWS:
+    for key, label in COLD_ROWS.items():
         if not any(key in column for column in columns.values()):
             continue
         cells = [f"{column[key]:.1f}" if key in column else "–" for column in columns.values()]
-        print(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
+        print(f"| {label} | " + " | ".join(cells) + " |")
     low, high = min(figures["load"]), max(figures["load"])
     print(
         f"\nmedians of {figures['runs']} processes; 1-minute load {low:.2f}–{high:.2f} on "

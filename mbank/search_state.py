@@ -12,7 +12,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
 
 import msgspec
 
@@ -29,7 +29,7 @@ from mbank.search import (
 from mbank.search import _header_raw_words as header_raw_words
 
 if TYPE_CHECKING:
-    from mbank.projection import Snapshot
+    from mbank.projection import ParsedDocument, Snapshot
 
 Value = TypeVar("Value")
 Default = TypeVar("Default")
@@ -396,18 +396,8 @@ def export_state(index: SearchIndex) -> list[Buffer]:
     ]
 
 
-class IndexedText(Protocol):
-    """A document as some projection holds it: its record (hash, text_ok) and its text."""
-
-    @property
-    def doc(self) -> Doc: ...
-
-    @property
-    def text(self) -> str: ...
-
-
 def index_from_state(
-    parts: Sequence[Buffer], *sources: Mapping[str, IndexedText]
+    parts: Sequence[Buffer], *sources: Mapping[str, ParsedDocument]
 ) -> SearchIndex | None:
     """An index holding a persisted state (sync it before use), or None if undecodable or if
     some indexed version's text is in none of `sources` (its body could not be made again).
@@ -471,7 +461,7 @@ def index_from_state(
 
 
 def _bodies_of(
-    paths: list[str], infos: list[DocInfo], sources: tuple[Mapping[str, IndexedText], ...]
+    paths: list[str], infos: list[DocInfo], sources: tuple[Mapping[str, ParsedDocument], ...]
 ) -> DerivedBodies | None:
     bodies = DerivedBodies()
     for path, info in zip(paths, infos, strict=True):
