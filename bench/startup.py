@@ -4,6 +4,15 @@
     python -m bench.startup                  # on a generated 368-document bank
     python -m bench.startup --root PATH      # on any bank
     python -m bench.startup --runs 9 --json out.json
+    python -m bench.startup --cold [--sizes 368 2000 10000] [--baseline-venv /tmp/venv010]
+
+`--cold` prints issue 17's table instead, on generated banks of each size: spawn → first
+`bank_route` answer of a first session (it builds and writes the projection cache), of a second
+session (it reads it) and with the cache off, `import mcp` beside them, the server's peak RSS
+(VmHWM) of each, the same of another install's server when `--baseline-venv` names its venv
+(0.1.0, say), and the warm route / search p50 of a warmed server's index with the bare scandir
++ stat walk and the target 1.3 × walk + 10 ms beside them. It writes the figures as JSON into
+`bench/results/` (or `--json`).
 
 What is measured, each in fresh processes except the in-process latency:
 
@@ -67,11 +76,17 @@ def _peak_rss_mib(pid: int) -> float:
     return int(line.split()[1]) / 1024
 
 
-def spawn_to_first_route(root: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(ms from spawn to the first `bank_route` answer, the server's peak RSS in MiB)."""
+def spawn_to_first_route(
+    root: Path, env: dict[str, str], python: str = sys.executable
+) -> tuple[float, float]:
+    """(ms from spawn to the first `bank_route` answer, the server's peak RSS in MiB).
+
+    Another install's `python` runs from a neutral directory, so that `-m mbank` is its own
+    mbank and not this checkout's."""
     from mbank.budget import ServerProcess
 
-    with ServerProcess(["--root", str(root)], cwd=str(REPO_ROOT), env=env) as server:
+    cwd = str(REPO_ROOT) if python == sys.executable else tempfile.gettempdir()
+    with ServerProcess(["--root", str(root)], cwd=cwd, env=env, python=python) as server:
         server.initialize(client="mbank-bench")
         answer = server.request(
             "tools/call", {"name": "bank_route", "arguments": {"question": QUESTION}}
@@ -95,6 +110,56 @@ def cold_start_samples(root: Path, runs: int = RUNS) -> dict[str, list[float]]:
                 elapsed, rss = spawn_to_first_route(root, {**env, **extra})
                 found[label].append(elapsed)
                 found[f"rss_{label}"].append(rss)
+    return found
+
+
+def baseline_samples(root: Path, python: str, runs: int = RUNS) -> dict[str, list[float]]:
+    """Spawn → first route and peak RSS of another install's server (0.1.0 has no cache: its
+    every session is a first one)."""
+    found: dict[str, list[float]] = {"first": [], "rss": []}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="mbank-cold-") as cache:
+            elapsed, rss = spawn_to_first_route(
+                root, {**os.environ, "XDG_CACHE_HOME": cache}, python
+            )
+        found["first"].append(elapsed)
+        found["rss"].append(rss)
+    return found
+
+
+def warm_read_samples(root: Path, calls: int = 60) -> dict[str, list[float]]:
+    """Per-call ms of `route` and `search` (each with its refresh) on the index a server's
+    warm-up leaves (`warm_start`, frozen as a server freezes it), interleaved with the bare
+    scandir + stat walk of the same bank."""
+    import gc
+    from random import Random
+
+    from bench.run import route_questions, search_queries, walk_markdown
+    from mbank.projection_cache import warm_start
+    from mbank.route import route
+    from mbank.search import SearchIndex, search
+    from mbank.snapshot import Bank
+
+    bank = Bank(root)
+    index, _ = warm_start(bank, SearchIndex(), freeze=True)
+    snapshot = bank.refresh()
+    questions = route_questions(snapshot, Random(1), calls)
+    queries = search_queries(snapshot, Random(1), calls)
+    for question, query in zip(questions, queries, strict=False):  # first uses, not timed
+        route(bank.refresh(), index, question)
+        search(bank.refresh(), index, query)
+    found: dict[str, list[float]] = {"walk": [], "route": [], "search": []}
+
+    def timed(label: str, call: Any) -> None:
+        started = time.perf_counter()
+        call()
+        found[label].append((time.perf_counter() - started) * 1e3)
+
+    for question, query in zip(questions, queries, strict=False):
+        timed("walk", lambda: sum(1 for _ in walk_markdown(str(root))))
+        timed("route", lambda: route(bank.refresh(), index, question))  # noqa: B023
+        timed("search", lambda: search(bank.refresh(), index, query))  # noqa: B023
+    gc.unfreeze()
     return found
 
 
@@ -234,13 +299,86 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[int(rank) - 1]
 
 
+# The rows of the --cold table: figure key → label (with its unit)
+COLD_ROWS: dict[str, str] = {
+    "import_mcp": "`python -c 'import mcp'`, the floor (ms)",
+    "first": "spawn → first route, first session: builds, writes the cache (ms)",
+    "second": "spawn → first route, second session: reads the cache (ms)",
+    "off": "spawn → first route, cache off (ms)",
+    "baseline": "spawn → first route, baseline install (ms)",
+    "rss_first": "peak RSS, first session (MiB)",
+    "rss_second": "peak RSS, second session (MiB)",
+    "rss_off": "peak RSS, cache off (MiB)",
+    "rss_baseline": "peak RSS, baseline install (MiB)",
+    "walk": "bare scandir + stat walk, p50 (ms)",
+    "route": "warm bank_route incl. refresh, p50 (ms)",
+    "search": "warm bank_search incl. refresh, p50 (ms)",
+    "warm_target": "warm target: 1.3 × walk + 10 ms (ms)",
+}
+
+
+def cold_table(sizes: list[int], runs: int, baseline: str | None) -> dict[str, Any]:
+    """Issue 17's figures on generated banks of `sizes` (medians of `runs` processes)."""
+    from bench.generate import DEFAULT_SEED, generate
+
+    columns: dict[str, dict[str, float]] = {}
+    loads: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="mbank-cold-banks-") as scratch:
+        for size in sizes:
+            root = Path(scratch) / f"bank-{size}"
+            generate(size, DEFAULT_SEED, root)
+            loads.append(os.getloadavg()[0])
+            print(f"bench.startup --cold: {size} documents", file=sys.stderr)
+            found = cold_start_samples(root, runs)
+            column = {key: statistics.median(values) for key, values in found.items()}
+            column["import_mcp"] = statistics.median(import_mcp_times(runs))
+            if baseline is not None:
+                base = baseline_samples(root, baseline, runs)
+                column["baseline"] = statistics.median(base["first"])
+                column["rss_baseline"] = statistics.median(base["rss"])
+            warm = warm_read_samples(root)
+            column.update({key: statistics.median(values) for key, values in warm.items()})
+            column["warm_target"] = 1.3 * column["walk"] + 10
+            columns[str(size)] = column
+            loads.append(os.getloadavg()[0])
+    return {"sizes": sizes, "runs": runs, "baseline": baseline, "load": loads, "columns": columns}
+
+
+def print_cold_table(figures: dict[str, Any]) -> None:
+    columns: dict[str, dict[str, float]] = figures["columns"]
+    print("| metric | " + " | ".join(f"{size} docs" for size in columns) + " |")
+    print("|---|" + "---:|" * len(columns))
+    for key, label in COLD_ROWS.items():
+        if not any(key in column for column in columns.values()):
+            continue
+        cells = [f"{column[key]:.1f}" if key in column else "–" for column in columns.values()]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    low, high = min(figures["load"]), max(figures["load"])
+    print(
+        f"\nmedians of {figures['runs']} processes; 1-minute load {low:.2f}–{high:.2f} on "
+        f"{os.cpu_count()} CPUs; baseline: {figures['baseline'] or 'none'}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the startup table for one bank (a generated 368-document bank by default)."""
     parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__)
     parser.add_argument("--root", type=Path, help="the bank (default: a generated 368-doc bank)")
     parser.add_argument("--runs", type=int, default=RUNS, help="processes per figure (5)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--cold", action="store_true", help="issue 17's cold-start table")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[368, 2000, 10000])
+    parser.add_argument("--baseline-venv", type=Path, help="another install's venv (0.1.0)")
     args = parser.parse_args(argv)
+    if args.cold:
+        baseline = str(args.baseline_venv / "bin" / "python") if args.baseline_venv else None
+        figures = cold_table(args.sizes, args.runs, baseline)
+        print_cold_table(figures)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        out = args.json or REPO_ROOT / "bench" / "results" / f"{stamp}-cold-start.json"
+        out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        print(f"written: {out}", file=sys.stderr)
+        return 0
     with tempfile.TemporaryDirectory(prefix="mbank-startup-") as scratch:
         root: Path = args.root
         if root is None:

@@ -535,9 +535,12 @@ def _add_serve(sub: Any) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from mbank.server import serve
+    from mbank.projection_cache import prefetch_for
 
     root = resolve_root(args, required=True, must_exist=False)
+    prefetch_for(os.path.realpath(root))  # read beside the SDK's import (issue 17)
+    from mbank.server import serve
+
     off = [*getattr(args, "off", []), *getattr(args, "serve_off", [])]
     return serve(root, off)
 

@@ -8,16 +8,24 @@ of the file it came from, and the search index built over them.
 
 It is trusted only where it can be proved fresh (issue 17):
 
-- the whole file is checked before any of it is used: magic, format, length, a sha256 of the
-  payload, the mbank version and a stamp of the code that wrote it, the bank's real path. A
-  truncated, damaged, foreign or half-written file is ignored (and rebuilt), never an error;
+- the whole file is checked before any of it is used: magic, format, each part's length and
+  sha256 (a header, the documents, the index state and its three postings arrays), the mbank
+  version and a stamp of the code that wrote it, the bank's real path. A truncated, damaged,
+  foreign or half-written file, or one with a part missing, is ignored (and rebuilt), never
+  an error; no part is used without the others;
 - a document is reused only when its file's (mtime_ns, size) — what the in-memory refresh
   trusts — and its ctime_ns, inode and device are all unchanged; anything else is re-read;
 - a document whose ctime was too close to the moment it was read is never written here
   ("racy", as git calls it): a later edit in the same clock tick could leave every stat fact
   unchanged. `mbank.snapshot` re-reads such files instead of trusting them;
 - the index part is reconciled document by document against the snapshot (`SearchIndex.sync`
-  compares each document's (mtime_ns, size, sha256)), so it can never serve a stale posting.
+  compares each document's (mtime_ns, size, sha256)), so it can never serve a stale posting;
+  its bodies are not stored but made from the text of the version it indexed
+  (`mbank.search_state`), and a state whose texts cannot all be found is not used.
+
+What a first route needs is decoded at once; the body postings (most of the file) are read in
+place and a token's postings are made only when asked for, so a second session at 10,000
+documents neither decodes nor holds them whole.
 
 Writers write a temporary file beside the cache and rename it over the old one, so a reader
 sees a whole file or the previous one; two processes starting together each build and the last
@@ -34,8 +42,8 @@ import os
 import secrets
 import sys
 import threading
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
@@ -46,11 +54,13 @@ if TYPE_CHECKING:
     from mbank.snapshot import Bank
 
 # Bumped whenever what is stored changes shape or meaning.
-FORMAT = 1
-MAGIC = b"MBANKPC\x01"
+FORMAT = 2
+MAGIC = b"MBANKPC\x02"
 DIGEST_SIZE = 32
 LENGTH_SIZE = 8
 Part = bytes | memoryview
+# the index state's parts: the encoded state, then the postings' ends, ids and counts
+INDEX_PARTS = 4
 NO_CACHE_ENV = "MBANK_NO_CACHE"
 CACHE_ENV = "XDG_CACHE_HOME"
 
@@ -203,10 +213,10 @@ class ProjectionCache:
         self.reused = 0
         self._code: str | None = None
         self._files: dict[str, PersistedFile] | None = None
-        self._index: msgspec.Raw | None = None
+        self._index: list[bytes] | None = None
         self._prefetch: threading.Thread | None = None
         # what `_read` found: the checked file, or the status saying why there is none
-        self._read_result: bytes | str = b""
+        self._read_result: list[bytes] | bytes | str = b""
 
     @property
     def code(self) -> str:
@@ -225,7 +235,7 @@ class ProjectionCache:
             self._load()
         return self._files
 
-    def index_state(self) -> msgspec.Raw | None:
+    def index_state(self) -> list[bytes] | None:
         """The persisted search-index state, undecoded, when the file was trustworthy."""
         self.files()
         return self._index
@@ -241,20 +251,11 @@ class ProjectionCache:
     def _read(self) -> None:
         try:
             with open(self.path, "rb") as handle:
-                data = handle.read()
+                self._read_result = _checked_parts(handle)
         except FileNotFoundError:
             self._read_result = "missing"
-            return
         except OSError as exc:
             self._read_result = f"ignored (unreadable: {exc.strerror})"
-            return
-        head = len(MAGIC) + DIGEST_SIZE
-        if len(data) < head or data[: len(MAGIC)] != MAGIC:
-            self._read_result = "ignored (not a cache of this format)"
-        elif hashlib.sha256(memoryview(data)[head:]).digest() != data[len(MAGIC) : head]:
-            self._read_result = "ignored (damaged or truncated)"
-        else:
-            self._read_result = data
 
     def _load(self) -> None:
         if self._prefetch is None:
@@ -262,31 +263,21 @@ class ProjectionCache:
         else:
             self._prefetch.join()
             self._prefetch = None
-        data, self._read_result = self._read_result, b""
-        if isinstance(data, str):
-            self.status = data
-            _debug(f"{self.path}: {data}")
+        parts, self._read_result = self._read_result, b""
+        if isinstance(parts, str):
+            self.status = parts
+            _debug(f"{self.path}: {parts}")
             return
-        why = self._accept(data)
+        why = self._accept(parts) if isinstance(parts, list) else "not a cache of this format"
         if why is not None:
             self.status = f"ignored ({why})"
             _debug(f"{self.path}: {why}")
 
-    def _accept(self, data: bytes) -> str | None:
-        """Adopt `data` (its magic and digest checked by `_read`) when every check passes;
-        else say why not (nothing is adopted).
-
-        The file: MAGIC, the sha256 of the rest, then three parts each after its length (a
-        header, the documents, the index state), so a foreign file costs no decoding and the
-        index state is kept undecoded until it is asked for.
-        """
-        view = memoryview(data)[len(MAGIC) + DIGEST_SIZE :]
-        parts: list[memoryview] = []
-        while view:
-            size = int.from_bytes(view[:LENGTH_SIZE], "big")
-            parts.append(view[LENGTH_SIZE : LENGTH_SIZE + size])
-            view = view[LENGTH_SIZE + size :]
-        if len(parts) != 3:
+    def _accept(self, parts: list[bytes]) -> str | None:
+        """Adopt the checked `parts` (a header, the documents, the index state) when every
+        check passes; else say why not (nothing is adopted). A foreign file costs no decoding
+        and the index state is kept undecoded until it is asked for."""
+        if len(parts) != 2 + INDEX_PARTS:
             return "not a cache of this format"
         try:
             if msgspec.msgpack.decode(parts[0], type=_Header) != self._expected():
@@ -295,40 +286,30 @@ class ProjectionCache:
             files = decoder.decode(parts[1])
         except (msgspec.DecodeError, ValueError, RecursionError) as exc:
             return f"undecodable: {exc}"
+        parts[1] = b""  # the documents' buffer goes now: peak memory is one part, not the file
         self._files = {entry.path: entry for entry in files}
-        self._index = msgspec.Raw(parts[2]) if parts[2] else None
+        self._index = parts[2:] if parts[2] else None
         self.status = "used"
         return None
 
     def release(self) -> None:
-        """Drop what was loaded (the index state holds the whole file's buffer)."""
+        """Drop what was loaded (the index takes the postings arrays it reads in place)."""
         self._files = {}
         self._index = None
 
-    def encode(
-        self, files: Mapping[str, PersistedFile], index: msgspec.Raw | None
-    ) -> list[Part] | None:
-        """The cache's parts (done while the bank is locked: `files` and `index` must hold
-        still), or None when something in it cannot be encoded."""
-        try:
-            header = msgspec.msgpack.encode(self._expected())
-            documents = msgspec.msgpack.encode(list(files.values()))
-        except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-            self.status = f"not saved ({exc})"
-            return None
-        return [header, documents, memoryview(index) if index is not None else b""]
+    def encode(self, files: Mapping[str, PersistedFile], index: list[Part] | None) -> Pending:
+        """The cache's parts (taken while the bank is locked; everything in them is immutable
+        or a copy, so `write` can run after the lock is released)."""
+        header = msgspec.msgpack.encode(self._expected())
+        documents = DocumentsPart(list(files.values()))
+        return [header, documents, *(index if index is not None else [b""] * INDEX_PARTS)]
 
-    def save(self, files: Mapping[str, PersistedFile], index: msgspec.Raw | None) -> bool:
+    def save(self, files: Mapping[str, PersistedFile], index: list[Part] | None) -> bool:
         """Encode and write the cache; False when it could not be."""
-        parts = self.encode(files, index)
-        return parts is not None and self.write(parts)
+        return self.write(self.encode(files, index))
 
-    def write(self, parts: list[Part]) -> bool:
+    def write(self, parts: Sequence[Part | DocumentsPart]) -> bool:
         """Write the cache whole (temporary file, then rename); False when it could not be."""
-        digest = hashlib.sha256()
-        for part in parts:
-            digest.update(len(part).to_bytes(LENGTH_SIZE, "big"))
-            digest.update(part)
         directory = os.path.dirname(self.path)
         temporary = f"{self.path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
@@ -337,10 +318,8 @@ class ProjectionCache:
             try:
                 with os.fdopen(descriptor, "wb", closefd=True) as handle:
                     handle.write(MAGIC)
-                    handle.write(digest.digest())
                     for part in parts:
-                        handle.write(len(part).to_bytes(LENGTH_SIZE, "big"))
-                        handle.write(part)
+                        _write_part(handle, part)
             except BaseException:
                 os.unlink(temporary)
                 raise
@@ -349,13 +328,91 @@ class ProjectionCache:
             self.status = f"not saved ({exc.strerror})"
             _debug(f"cannot write {self.path}: {exc}")
             return False
+        except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+            self.status = f"not saved ({exc})"
+            return False
         self.status = "saved"
         return True
 
 
+class DocumentsPart:
+    """The documents' part, encoded a few hundred documents at a time as it is written: the
+    whole part at once (55 MB at 10,000 documents) would lift a first session's peak memory
+    above 0.1.0's."""
+
+    BATCH = 500
+
+    def __init__(self, files: list[PersistedFile]) -> None:
+        self.files = files
+
+    def chunks(self) -> Iterator[bytes | bytearray]:
+        """The part's bytes: a msgpack array header, then every document, in batches."""
+        yield b"\xdd" + len(self.files).to_bytes(4, "big")  # array 32
+        encoder = msgspec.msgpack.Encoder()
+        for start in range(0, len(self.files), self.BATCH):
+            buffer = bytearray()
+            for entry in self.files[start : start + self.BATCH]:
+                encoder.encode_into(entry, buffer, -1)
+            yield buffer
+
+
+# What `encode` gives and `write` takes: the parts, in file order.
+Pending = list[Part | DocumentsPart]
+
+
+def _write_part(handle: BinaryIO, part: Part | DocumentsPart) -> None:
+    """Write one part after its length and the sha256 of its length and bytes; a streamed
+    part's head is written once its end is known."""
+    chunks = part.chunks() if isinstance(part, DocumentsPart) else iter((part,))
+    head_at = handle.tell()
+    handle.write(bytes(LENGTH_SIZE + DIGEST_SIZE))
+    length = 0
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+        handle.write(chunk)
+        length += memoryview(chunk).nbytes
+    end = handle.tell()
+    size = length.to_bytes(LENGTH_SIZE, "big")
+    whole = hashlib.sha256(size)
+    whole.update(digest.digest())
+    handle.seek(head_at)
+    handle.write(size + whole.digest())
+    handle.seek(end)
+
+
+def _checked_parts(handle: BinaryIO) -> list[bytes] | str:
+    """The parts of an open cache file, each read and checked against its digest in turn
+    (never the whole file in memory at once beyond the parts themselves); or why not."""
+    if handle.read(len(MAGIC)) != MAGIC:
+        return "ignored (not a cache of this format)"
+    parts: list[bytes] = []
+    size = os.fstat(handle.fileno()).st_size
+    while True:
+        head = handle.read(LENGTH_SIZE + DIGEST_SIZE)
+        if not head:
+            return parts
+        length = int.from_bytes(head[:LENGTH_SIZE], "big")
+        if len(head) < LENGTH_SIZE + DIGEST_SIZE or length > size:
+            return "ignored (damaged or truncated)"
+        part = handle.read(length)
+        digest = hashlib.sha256(head[:LENGTH_SIZE])
+        digest.update(hashlib.sha256(part).digest())
+        if len(part) != length or digest.digest() != head[LENGTH_SIZE:]:
+            return "ignored (damaged or truncated)"
+        parts.append(part)
+
+
+# Caches whose reading began before the server's imports (`prefetch_for`), by real root.
+_early: dict[str, ProjectionCache] = {}
+
+
 def cache_for(real_root: str, environ: Mapping[str, str] | None = None) -> ProjectionCache | None:
     """The projection cache of the bank at `real_root`, or None when it is switched off or
-    there is nowhere to keep it."""
+    there is nowhere to keep it. Its file is read and checked on a thread from now on."""
+    early = _early.pop(real_root, None)
+    if early is not None and not switched_off(environ):
+        return early
     if switched_off(environ):
         return None
     directory = cache_directory(environ)
@@ -368,15 +425,28 @@ def cache_for(real_root: str, environ: Mapping[str, str] | None = None) -> Proje
     return cache
 
 
-def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] | None]:
+def prefetch_for(real_root: str) -> None:
+    """Begin reading the bank's cache now (`mbank serve`, before it imports the MCP SDK): the
+    read and the digests release the GIL, so they run beside the imports on another CPU.
+    The next `cache_for(real_root)` takes it."""
+    cache = cache_for(real_root)
+    if cache is not None:
+        _early[real_root] = cache
+
+
+def warm_start(
+    bank: Bank, index: SearchIndex, *, freeze: bool = False
+) -> tuple[SearchIndex, Pending | None]:
     """Refresh `bank` and bring `index` up to date with it, from the projection cache where it
     can be (called with the bank locked).
 
     An index that holds nothing yet is replaced by the persisted one, which `sync` then
-    reconciles with the snapshot. Returns the index to keep and, when anything was parsed or
-    indexed anew, the payload to write with `bank.cache.write` once the lock is released.
+    reconciles with the snapshot; then the index is compacted (`search_state.compact`).
+    Returns the index to keep and, when anything was parsed or indexed anew, the payload to
+    write with `bank.cache.write` once the lock is released. `freeze` (a server's warm-up)
+    moves everything built so far out of the cyclic collector's reach for good (`gc.freeze`).
     """
-    from mbank.search_state import export_state, index_from_state
+    from mbank.search_state import build_packed, compact, export_state, index_from_state
 
     # Millions of small objects are made here and all of them live on: the cyclic collector
     # would walk the growing heap again and again for nothing (half the time at 10,000
@@ -388,13 +458,27 @@ def warm_start(bank: Bank, index: SearchIndex) -> tuple[SearchIndex, list[Part] 
         cache = bank.cache
         if cache is not None and not index.docs:
             state = cache.index_state()
-            persisted = None if state is None else index_from_state(state)
+            persisted = (
+                None if state is None else index_from_state(state, bank.parsed, cache.files())
+            )
             if persisted is not None:
                 index = persisted
-        touched = index.sync(snapshot)
-        index.route_forms()  # what a first route call would otherwise build (kept in the cache)
+        if index.docs:
+            touched = index.sync(snapshot)
+        else:
+            build_packed(index, snapshot)
+            touched = len(snapshot.docs)
+        # what a first route call would otherwise build (and the cache keeps)
+        index.route_forms()
+        index.route_stats()
+        index.cyrillic_share()
+        compact(index, snapshot)
         if cache is not None:
             cache.release()
+        if freeze:
+            # A server keeps all of it for its life: a full collection would walk millions
+            # of objects (a quarter of a second at 10,000 documents) to find nothing.
+            gc.freeze()
     finally:
         if collecting:
             gc.enable()

@@ -1,25 +1,210 @@
 """The search index as the projection cache keeps it between processes (issue 17).
 
 `export_state` encodes what `SearchIndex.sync` built; `index_from_state` gives it back as an
-index to sync against the current snapshot. Paths are written once and postings as packed
-arrays of path ids, so 10,000 documents' millions of postings decode as one bytes object per
-token and share one string per path, as a build does.
+index to sync against the current snapshot. Paths are written once and referred to by
+position. The body postings — millions of (path, count) pairs at 10,000 documents, most of the
+index's memory and of its decoding time — are kept as three packed arrays (`PackedPostings`):
+a token's postings become a dict only when something asks for that token.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
-from typing import TypeVar
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
 
 import msgspec
 
-from mbank.search import DocInfo, SearchIndex
+from mbank.model import Doc
+from mbank.parse import split_frontmatter
+from mbank.search import (
+    DocInfo,
+    RouteStats,
+    SearchIndex,
+    body_counts,
+    header_of,
+    route_length,
+)
+from mbank.search import _header_raw_words as header_raw_words
+
+if TYPE_CHECKING:
+    from mbank.projection import ParsedDocument, Snapshot
 
 Value = TypeVar("Value")
+Default = TypeVar("Default")
 
 # (path ids, one value each): a postings map with its paths as positions in `IndexState.paths`
 Ids = list[int]
+Postings = dict[str, int]
+# Packed unsigned 32-bit integers: an array a build filled, or a file's part read in place
+Packed = Union["array[int]", memoryview]
+# A part of the cache file as read (bytes) or as written (a view of what is in memory)
+Buffer = bytes | memoryview
+
+
+class Later:
+    """A value of a `LazyValues` map that is not made yet: what making it needs."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: Any) -> None:
+        self.what = what
+
+
+class LazyValues(dict[str, Value]):
+    """A dict whose values are made on first use from what `Later` holds (`make`).
+
+    Every key is present from the start, in its order; a value is made when first looked up
+    and then kept, so later edits of it stick. Every dict method the index, route and search
+    use is overridden to make the value first, so no caller can see a `Later`.
+    """
+
+    def make(self, key: str, what: Any) -> Value:
+        """The value of `key` from what its `Later` holds."""
+        raise NotImplementedError
+
+    def later(self, key: str, what: Any) -> None:
+        """File `key` with its value made from `what` on first use."""
+        later: Any = Later(what)
+        dict.__setitem__(self, key, later)
+
+    def _made(self, key: str, value: Any) -> Value:
+        if type(value) is Later:
+            value = self.make(key, value.what)
+            dict.__setitem__(self, key, value)
+        made: Value = value
+        return made
+
+    def pending(self, key: str) -> Any:
+        """What `key`'s value will be made from when it was never made, else None."""
+        value: Any = dict.__getitem__(self, key)
+        return value.what if type(value) is Later else None
+
+    def __getitem__(self, key: str) -> Value:
+        return self._made(key, dict.__getitem__(self, key))
+
+    @overload
+    def get(self, key: str, default: None = None, /) -> Value | None: ...
+    @overload
+    def get(self, key: str, default: Value | Default, /) -> Value | Default: ...
+    def get(self, key: str, default: Any = None, /) -> Any:
+        value = dict.get(self, key, _ABSENT)
+        return default if value is _ABSENT else self._made(key, value)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key not in self:
+            return dict.pop(self, key, *default)
+        value: Any = dict.pop(self, key)
+        return self.make(key, value.what) if type(value) is Later else value
+
+    def setdefault(self, key: str, default: Any = None, /) -> Value:
+        if key in self:
+            return self[key]
+        dict.__setitem__(self, key, default)
+        found: Value = default
+        return found
+
+    def made(self) -> dict[str, Value]:
+        """A plain dict of every value, each made."""
+        return {key: self._made(key, value) for key, value in list(dict.items(self))}
+
+    def items(self) -> Any:
+        return self.made().items()
+
+    def values(self) -> Any:
+        return self.made().values()
+
+    def copy(self) -> dict[str, Value]:
+        return self.made()
+
+    def __eq__(self, other: object) -> bool:
+        return self.made() == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} keys)"
+
+
+_ABSENT: Any = object()
+# what a packed-away token's dict is left as while `compact` replaces the whole map
+_PACKED_AWAY: dict[str, int] = {}
+
+
+class PackedPostings(LazyValues[Postings]):
+    """`SearchIndex.postings` (token → {path: count}) held as packed arrays: a token's dict
+    is made, as a build would have made it, when something first asks for that token."""
+
+    def __init__(self, paths: list[str], ends: Packed, ids: Packed, counts: Packed) -> None:
+        super().__init__()
+        self.paths = paths
+        self.ends = ends
+        self._path_of = paths.__getitem__
+        self.ids = ids
+        self.counts = counts
+
+    def untouched(self) -> bool:
+        """Whether every token is as packed: none unpacked, added or removed."""
+        values: list[Any] = list(dict.values(self))
+        return len(values) == len(self.ends) and all(type(value) is Later for value in values)
+
+    def items(self) -> Any:
+        """(token, postings) of every token; a token never unpacked comes as a read-only
+        view of its packed span, so reading them all (`SearchIndex.cyrillic_share`) makes
+        no dict and keeps nothing."""
+        found: list[tuple[str, Any]] = list(dict.items(self))
+        return [
+            (token, PostingsView(self, value.what) if type(value) is Later else value)
+            for token, value in found
+        ]
+
+    def values(self) -> Any:
+        return [value for _, value in self.items()]
+
+    def make(self, key: str, what: Any) -> Postings:
+        start, end = what
+        return dict(
+            zip(map(self._path_of, self.ids[start:end]), self.counts[start:end], strict=True)
+        )
+
+
+class PostingsView(Mapping[str, int]):
+    """One packed token's postings read in place (path → count), made into nothing."""
+
+    def __init__(self, postings: PackedPostings, span: tuple[int, int]) -> None:
+        self._postings = postings
+        self._start, self._end = span
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self._postings.paths.__getitem__, self._postings.ids[self._start : self._end])
+
+    def __len__(self) -> int:
+        return self._end - self._start
+
+    def __getitem__(self, path: str) -> int:
+        postings = self._postings
+        for position in range(self._start, self._end):
+            if postings.paths[postings.ids[position]] == path:
+                return postings.counts[position]
+        raise KeyError(path)
+
+
+class DerivedBodies(LazyValues[str]):
+    """`SearchIndex.bodies` (path → the lower-cased body search scans) made from the
+    document's text when first asked for: the text is in the snapshot already, so holding
+    every body besides it would double the memory of the bank's text."""
+
+    def make(self, key: str, what: Any) -> str:
+        return body_of(what)
+
+
+def body_of(text: str) -> str:
+    """The body `SearchIndex` indexes of a text document (`SearchIndex._add`)."""
+    return split_frontmatter(text).body.lower()
 
 
 class IndexState(msgspec.Struct, array_like=True):
@@ -34,11 +219,11 @@ class IndexState(msgspec.Struct, array_like=True):
     paths: list[str]
     docs: list[DocInfo]
     indexed: list[tuple[int, int]]
-    bodies: list[str]
     routable: Ids
-    # token -> (path ids, counts), each packed as unsigned 32-bit integers (`array("I")`):
-    # millions of postings decode as one bytes object per token
-    postings: dict[str, tuple[bytes, bytes]]
+    # The body postings' tokens, in the order a build made them. Their postings are struct-
+    # of-arrays, three more parts of the cache file (unsigned 32-bit integers, read in place):
+    # token i holds ids/counts [ends[i-1]:ends[i]].
+    tokens: list[str]
     purpose_postings: dict[str, Ids]
     title_postings: dict[str, Ids]
     key_postings: dict[str, tuple[Ids, list[tuple[int, ...]]]]
@@ -46,13 +231,134 @@ class IndexState(msgspec.Struct, array_like=True):
     header_stems: dict[str, int]
     header_words: dict[str, Ids]
     # Derived, kept because a first route call would spend most of its time rebuilding them:
-    # every token's §3.9 form (a pure function of the token) and the tokens in order.
+    # every token's §3.9 form (a pure function of the token), the tokens in order, the form
+    # table, the corpus figures and the Cyrillic share (pure functions of the index).
     form_of: dict[str, str]
     sorted_tokens: list[str] | None
+    route_forms: dict[str, tuple[str, ...]] | None
+    route_stats: RouteStats | None
+    cyrillic_share: float | None
 
 
-def export_state(index: SearchIndex) -> msgspec.Raw:
-    """The index's state, encoded for the projection cache (`IndexState`)."""
+def _packed_postings(
+    postings: dict[str, Postings], paths: list[str], consume: bool = False
+) -> tuple[list[str], Packed, Packed, Packed]:
+    """The postings as (tokens, ends, ids, counts) over `paths`; a token never unpacked is
+    copied as it is, without making its dict. `consume` lets each token's dict go as soon as
+    it is packed, so packing a build's postings never holds both forms whole."""
+    number = {path: position for position, path in enumerate(paths)}.__getitem__
+    tokens = list(postings)
+    packed = postings if isinstance(postings, PackedPostings) else None
+    same_paths = packed is not None and packed.paths == paths
+    if packed is not None and same_paths and packed.untouched():
+        return tokens, packed.ends, packed.ids, packed.counts  # immutable: shared, not copied
+    ends, ids, counts = array("I"), array("I"), array("I")
+    for token in tokens:
+        span = packed.pending(token) if packed is not None else None
+        if span is not None and packed is not None:
+            held = packed.ids[span[0] : span[1]]
+            ids.extend(held if same_paths else map(number, map(packed.paths.__getitem__, held)))
+            counts.extend(packed.counts[span[0] : span[1]])
+        else:
+            holders = postings[token]
+            ids.extend(map(number, holders))
+            counts.extend(holders.values())
+            if consume:
+                dict.__setitem__(postings, token, _PACKED_AWAY)
+        ends.append(len(ids))
+    return tokens, ends, ids, counts
+
+
+def _postings_from(
+    paths: list[str],
+    tokens: list[str],
+    ends: Packed,
+    ids: Packed,
+    counts: Packed,
+) -> PackedPostings:
+    # the arrays come from a file whose digest proved it is what `export_state` wrote
+    if len(ends) != len(tokens) or len(ids) != len(counts) or (ends and ends[-1] != len(ids)):
+        raise ValueError("postings arrays of different lengths")
+    postings = PackedPostings(paths, ends, ids, counts)
+    starts = array("I", [0])
+    starts.extend(ends[:-1])
+    dict.update(postings, zip(tokens, map(Later, zip(starts, ends, strict=True)), strict=True))
+    return postings
+
+
+def compact(index: SearchIndex, snapshot: Snapshot) -> None:
+    """Hold `index`'s postings packed and its bodies as the snapshot's texts (made again on
+    first use): at 10,000 documents the dicts and copies a build makes are most of the
+    process's memory. `index` must be synced with `snapshot`."""
+    paths = list(index.docs)
+    if not isinstance(index.bodies, DerivedBodies):  # first: packing grows into its memory
+        index.bodies = _derived_bodies(paths, snapshot.docs, snapshot.raw)
+    if not isinstance(index.postings, PackedPostings):
+        tokens, ends, ids, counts = _packed_postings(index.postings, paths, consume=True)
+        index.postings = _postings_from(paths, tokens, ends, ids, counts)
+
+
+def build_packed(index: SearchIndex, snapshot: Snapshot) -> None:
+    """Index every document of `snapshot` into the empty `index` as `SearchIndex.sync` would,
+    with the postings packed as they are made and the bodies left to `DerivedBodies`: at
+    10,000 documents a build that made the postings' dicts first would hold the dicts, the
+    bodies and the packed copy at once (above 0.1.0's peak memory; issue 17)."""
+    if index.docs:
+        raise ValueError("build_packed fills an empty index")
+    paths = list(snapshot.docs)
+    held: dict[str, tuple[array[int], array[int]]] = {}
+    header_words = index.header_words
+    for number, (path, doc) in enumerate(snapshot.docs.items()):
+        text = snapshot.raw.get(path, "") if doc.text_ok else ""
+        counts = body_counts(body_of(text)) if doc.text_ok else Counter[str]()
+        for token, count in counts.items():
+            found = held.get(token)
+            if found is None:
+                found = held[token] = (array("I"), array("I"))
+            found[0].append(number)
+            found[1].append(count)
+        header = header_of(doc)
+        for word in header_raw_words(header):
+            header_words.setdefault(word, set()).add(path)
+        index.docs[path] = DocInfo(
+            (doc.mtime_ns, doc.size, doc.sha256), header, route_length(counts)
+        )
+        index.indexed[path] = (doc.mtime_ns, doc.size)
+    index.bodies = _derived_bodies(paths, snapshot.docs, snapshot.raw)
+    tokens = list(held)
+    ends, ids, posting_counts = array("I"), array("I"), array("I")
+    for token in tokens:
+        token_ids, token_counts = held.pop(token)
+        ids.extend(token_ids)
+        posting_counts.extend(token_counts)
+        ends.append(len(ids))
+    index.postings = _postings_from(paths, tokens, ends, ids, posting_counts)
+    index._sorted_tokens = None
+    index.version += 1
+    index.sync(snapshot)  # the routable documents' header postings, as a build adds them
+
+
+def _derived_bodies(
+    paths: list[str], docs: Mapping[str, Doc], texts: Mapping[str, str]
+) -> DerivedBodies:
+    bodies = DerivedBodies()
+    for path in paths:
+        doc = docs[path]
+        if doc.text_ok:
+            bodies.later(path, texts[path])
+        else:
+            dict.__setitem__(bodies, path, "")
+    return bodies
+
+
+def _unsigned(data: Buffer) -> Packed:
+    """The native unsigned 32-bit integers of `data`, read in place (no copy)."""
+    return memoryview(data).cast("B").cast("I")
+
+
+def export_state(index: SearchIndex) -> list[Buffer]:
+    """The index's state as the projection cache keeps it: the encoded `IndexState`, then
+    the postings' ends, ids and counts as they are in memory."""
     paths = list(index.docs)  # docs, indexed and bodies share their keys and order
     number = {path: position for position, path in enumerate(paths)}.__getitem__
 
@@ -62,16 +368,14 @@ def export_state(index: SearchIndex) -> msgspec.Raw:
     def with_values(by_path: dict[str, Value]) -> tuple[Ids, list[Value]]:
         return ids(by_path), list(by_path.values())
 
-    def packed(by_path: dict[str, int]) -> tuple[bytes, bytes]:
-        return array("I", map(number, by_path)).tobytes(), array("I", by_path.values()).tobytes()
-
+    tokens, ends, posting_ids, counts = _packed_postings(index.postings, paths)
+    derived = index._derived_version == index.version
     state = IndexState(
         paths,
         list(index.docs.values()),
         [index.indexed[path] for path in paths],
-        [index.bodies[path] for path in paths],
         ids(index.routable),
-        {token: packed(holders) for token, holders in index.postings.items()},
+        tokens,
         {word: ids(holders) for word, holders in index.purpose_postings.items()},
         {word: ids(holders) for word, holders in index.title_postings.items()},
         {word: with_values(where) for word, where in index.key_postings.items()},
@@ -80,27 +384,50 @@ def export_state(index: SearchIndex) -> msgspec.Raw:
         {word: ids(holders) for word, holders in index.header_words.items()},
         index.form_of,
         index._sorted_tokens,
+        index._route_forms if derived else None,
+        index._stats if derived else None,
+        index._cyrillic_share if derived else None,
     )
-    return msgspec.Raw(msgspec.msgpack.encode(state))
+    return [
+        msgspec.msgpack.encode(state),
+        memoryview(ends),
+        memoryview(posting_ids),
+        memoryview(counts),
+    ]
 
 
-def index_from_state(raw: msgspec.Raw) -> SearchIndex | None:
-    """An index holding a persisted state (sync it before use), or None if undecodable."""
+def index_from_state(
+    parts: Sequence[Buffer], *sources: Mapping[str, ParsedDocument]
+) -> SearchIndex | None:
+    """An index holding a persisted state (sync it before use), or None if undecodable or if
+    some indexed version's text is in none of `sources` (its body could not be made again).
+
+    Bodies are not kept in the state: each is made from the text of the version the index
+    holds (the sha256 of its `DocInfo.key`), found in the first of `sources` that has it.
+    """
+    if len(parts) != 4:
+        return None
     try:
-        state = msgspec.msgpack.decode(raw, type=IndexState)
+        state = msgspec.msgpack.decode(parts[0], type=IndexState)
         paths = state.paths
         path_of = paths.__getitem__
-        if len(state.docs) != len(paths) or len(state.bodies) != len(paths):
+        if len(state.docs) != len(paths) or len(state.indexed) != len(paths):
+            return None
+        bodies = _bodies_of(paths, state.docs, sources)
+        if bodies is None:
             return None
         index = SearchIndex()
         index.docs = dict(zip(paths, state.docs, strict=True))
         index.indexed = dict(zip(paths, state.indexed, strict=True))
-        index.bodies = dict(zip(paths, state.bodies, strict=True))
+        index.bodies = bodies
         index.routable = set(map(path_of, state.routable))
-        index.postings = {
-            token: dict(zip(map(path_of, array("I", held)), array("I", counts), strict=True))
-            for token, (held, counts) in state.postings.items()
-        }
+        index.postings = _postings_from(
+            paths,
+            state.tokens,
+            _unsigned(parts[1]),
+            _unsigned(parts[2]),
+            _unsigned(parts[3]),
+        )
         index.purpose_postings = {
             word: set(map(path_of, held)) for word, held in state.purpose_postings.items()
         }
@@ -119,9 +446,34 @@ def index_from_state(raw: msgspec.Raw) -> SearchIndex | None:
         index.header_words = {
             word: set(map(path_of, held)) for word, held in state.header_words.items()
         }
-    except (msgspec.DecodeError, ValueError, IndexError, RecursionError, OverflowError):
+    except (msgspec.DecodeError, ValueError, TypeError, IndexError, RecursionError, OverflowError):
         return None
     index.form_of = state.form_of
     index._sorted_tokens = state.sorted_tokens
     index.version = 1
+    if state.route_forms is not None and state.route_stats is not None:
+        # the derived figures of exactly this state: valid until the index changes
+        index._derived_version = index.version
+        index._route_forms = state.route_forms
+        index._stats = state.route_stats
+        index._cyrillic_share = state.cyrillic_share
     return index
+
+
+def _bodies_of(
+    paths: list[str], infos: list[DocInfo], sources: tuple[Mapping[str, ParsedDocument], ...]
+) -> DerivedBodies | None:
+    bodies = DerivedBodies()
+    for path, info in zip(paths, infos, strict=True):
+        sha256 = info.key[2]
+        for source in sources:
+            found = source.get(path)
+            if found is not None and found.doc.sha256 == sha256:
+                if found.doc.text_ok:
+                    bodies.later(path, found.text)
+                else:
+                    dict.__setitem__(bodies, path, "")
+                break
+        else:
+            return None
+    return bodies

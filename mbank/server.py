@@ -205,12 +205,12 @@ class BankService:
     def warm(self) -> None:
         """Refresh once and build the search index, so the first call is warm (04 §6.2); the
         projection cache supplies what it can and is rewritten, unlocked, if anything moved."""
-        from mbank.projection_cache import Part, warm_start
+        from mbank.projection_cache import Pending, warm_start
 
-        pending: list[Part] | None = None
+        pending: Pending | None = None
         try:
             with self.lock:
-                self.index, pending = warm_start(self.bank, self.index)
+                self.index, pending = warm_start(self.bank, self.index, freeze=True)
         except Exception:  # a warm-up must never take the server down
             log.exception("warming the bank failed")
         finally:

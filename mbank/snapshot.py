@@ -42,58 +42,80 @@ def _debug(message: str) -> None:
         print(f"mbank: {message}", file=sys.stderr)
 
 
-def _walk_entries(root: str) -> Iterator[tuple[str, str, os.DirEntry[str]]]:
-    """Yield (bank path, directory, entry) of every document under `root` (spec 01 §1.2).
+# One listed directory: its documents (name, stat) and its subdirectories (absolute, prefix).
+Listing = tuple[list[tuple[str, os.stat_result]], list[tuple[str, str]]]
 
-    Each directory is listed through an open descriptor, so `entry.stat()` is an `fstatat`
-    relative to it rather than a lookup of the whole path: on an unchanged bank the walk and
-    one stat per document are all a refresh costs.
+
+def _list_directory(directory: str, prefix: str) -> Listing:
+    """The documents (name, stat) and subdirectories of one bank directory (spec 01 §1.2).
+
+    The directory is listed through an open descriptor, so each stat is an `fstatat` relative
+    to it rather than a lookup of the whole path: on an unchanged bank the walk and one stat
+    per document are all a refresh costs.
     """
+    documents: list[tuple[str, os.stat_result]] = []
+    subdirectories: list[tuple[str, str]] = []
+    try:
+        descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        _debug(f"cannot list {directory}: {exc}")
+        return documents, subdirectories
+    try:
+        with os.scandir(descriptor) as entries:
+            listed = list(entries)
+        for entry in listed:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if not name.isascii():
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError:
+                    continue  # surrogate-escaped name: it could not be addressed in JSON
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in SKIPPED_DIRECTORIES:
+                        subdirectories.append((os.path.join(directory, name), prefix + name + "/"))
+                elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    documents.append((name, entry.stat(follow_symlinks=False)))
+            except OSError as exc:  # gone since the listing: as if it had never been there
+                _debug(f"cannot stat {os.path.join(directory, name)}: {exc}")
+    except OSError as exc:
+        _debug(f"cannot list {directory}: {exc}")
+    finally:
+        os.close(descriptor)
+    return documents, subdirectories
+
+
+def _walk_listings(root: str) -> Iterator[tuple[str, str, list[tuple[str, os.stat_result]]]]:
+    """(directory, bank prefix, its documents) of every directory under `root`."""
     stack: list[tuple[str, str]] = [(root, "")]
     while stack:
         directory, prefix = stack.pop()
-        try:
-            descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError as exc:
-            _debug(f"cannot list {directory}: {exc}")
-            continue
-        try:
-            with os.scandir(descriptor) as entries:
-                listed = list(entries)
-            for entry in listed:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                if not name.isascii():
-                    try:
-                        name.encode("utf-8")
-                    except UnicodeEncodeError:
-                        continue  # surrogate-escaped name: it could not be addressed in JSON
-                try:
-                    if entry.is_symlink():
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        if name not in SKIPPED_DIRECTORIES:
-                            stack.append((os.path.join(directory, name), prefix + name + "/"))
-                        continue
-                    if name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                        yield prefix + name, directory, entry
-                except OSError as exc:
-                    _debug(f"cannot stat {os.path.join(directory, name)}: {exc}")
-        except OSError as exc:
-            _debug(f"cannot list {directory}: {exc}")
-        finally:
-            os.close(descriptor)
+        documents, subdirectories = _list_directory(directory, prefix)
+        stack.extend(subdirectories)
+        yield directory, prefix, documents
 
 
 def walk_documents(root: str) -> Iterator[tuple[str, str]]:
     """Yield (bank path, absolute path) of every document under `root` (spec 01 §1.2)."""
-    for path, directory, entry in _walk_entries(root):
-        yield path, os.path.join(directory, entry.name)
+    for directory, prefix, documents in _walk_listings(root):
+        for name, _ in documents:
+            yield prefix + name, os.path.join(directory, name)
 
 
 def _facts(info: os.stat_result) -> Facts:
     return (info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def _by_directory(records: Mapping[str, _Cached]) -> dict[str, dict[str, _Cached]]:
+    grouped: dict[str, dict[str, _Cached]] = {}
+    for path, record in records.items():
+        prefix, _, name = path.rpartition("/")
+        grouped.setdefault(prefix + "/" if prefix else "", {})[name] = record
+    return grouped
 
 
 def _read(absolute: str) -> tuple[Facts, bytes] | None:
@@ -158,6 +180,8 @@ class Bank:
         self.real_root = os.path.realpath(self.root)
         self.cache = cache
         self._cache: dict[str, _Cached] = {}
+        # the same records by directory prefix, then file name (what `_unchanged` checks)
+        self._by_directory: dict[str, dict[str, _Cached]] = {}
         self._snapshot: Snapshot | None = None
         self._generation = 0
         self.last_refresh_parsed = 0
@@ -171,45 +195,38 @@ class Bank:
 
     def refresh(self) -> Snapshot:
         """Bring the snapshot up to date with the files; parse only what moved."""
+        if self._snapshot is not None and self._unchanged():
+            self.last_refresh_parsed = 0
+            return self._snapshot
         parsed = 0
         changed = self._snapshot is None
         persisted = self._persisted()
         seen: dict[str, _Cached] = {}
         read_from = time.time_ns()
         if os.path.isdir(self.root):
-            for path, directory, entry in _walk_entries(self.root):
-                cached = self._cache.get(path)
-                if cached is not None or path in persisted:
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    # `_facts`, inlined: this line runs once per document on every refresh
-                    facts = (
-                        info.st_mtime_ns,
-                        info.st_size,
-                        info.st_ctime_ns,
-                        info.st_ino,
-                        info.st_dev,
-                    )
+            for directory, prefix, documents in _walk_listings(self.root):
+                for name, info in documents:
+                    path = prefix + name
+                    cached = self._cache.get(path)
+                    facts = _facts(info)
                     if cached is not None and facts == cached.facts and not cached.racy:
                         seen[path] = cached
                         continue
-                    if cached is None:
-                        stored = persisted[path]
-                        if facts == stored.facts:
-                            seen[path] = _Cached(facts, stored.doc, stored.text, False)
-                            changed = True
-                            continue
-                loaded = _load(path, os.path.join(directory, entry.name), cached, read_from)
-                if loaded is not None:
-                    seen[path] = loaded
-                    if loaded.doc is not (cached.doc if cached is not None else None):
-                        parsed += 1
+                    stored = persisted.get(path) if cached is None else None
+                    if stored is not None and facts == stored.facts:
+                        seen[path] = _Cached(facts, stored.doc, stored.text, False)
                         changed = True
+                        continue
+                    loaded = _load(path, os.path.join(directory, name), cached, read_from)
+                    if loaded is not None:
+                        seen[path] = loaded
+                        if loaded.doc is not (cached.doc if cached is not None else None):
+                            parsed += 1
+                            changed = True
         if not changed and len(seen) != len(self._cache):
             changed = True  # a document vanished (every path seen was cached and unchanged)
         self._cache = seen
+        self._by_directory = _by_directory(seen)
         self.last_refresh_parsed = parsed
         self.parsed_since_persisted += parsed
         if self.cache is not None and persisted:
@@ -221,6 +238,35 @@ class Bank:
             self.root, self.real_root, dict(sorted(seen.items())), self._generation
         )
         return self._snapshot
+
+    def _unchanged(self) -> bool:
+        """Whether every document is as the last refresh left it and none came or went: the
+        walk and a stat per document compared with the facts kept per directory, nothing
+        more (no path is even built). Any difference, or a racy document, is left to the
+        full refresh."""
+        by_directory = self._by_directory
+        checked = 0
+        for _, prefix, documents in _walk_listings(self.root):
+            if not documents:
+                continue
+            known = by_directory.get(prefix)
+            if known is None:
+                return False
+            for name, info in documents:
+                cached = known.get(name)
+                if cached is None or cached.racy:
+                    return False
+                # `_facts`, inlined: this line runs once per document on every call
+                if (
+                    info.st_mtime_ns,
+                    info.st_size,
+                    info.st_ctime_ns,
+                    info.st_ino,
+                    info.st_dev,
+                ) != cached.facts:
+                    return False
+            checked += len(documents)
+        return checked == len(self._cache)
 
     def cache_report(self) -> dict[str, object]:
         """What the projection cache did for this bank (`mbank stats`, `projectionCache`)."""
@@ -238,6 +284,11 @@ class Bank:
             if doc is not None:
                 kept[path] = PersistedFile(path, cached.facts, doc, cached.text)
         return kept
+
+    @property
+    def parsed(self) -> Mapping[str, _Cached]:
+        """Each document of the last refresh as parsed, with its text (read-only)."""
+        return self._cache
 
     @property
     def snapshot(self) -> Snapshot:

@@ -31,7 +31,13 @@ from mbank.projection_cache import (
 from mbank.read import read
 from mbank.route import route
 from mbank.search import SearchIndex, search
-from mbank.search_state import export_state, index_from_state
+from mbank.search_state import (
+    DerivedBodies,
+    PackedPostings,
+    build_packed,
+    export_state,
+    index_from_state,
+)
 from mbank.snapshot import RACY_NS, Bank, is_racy
 
 AGED = RACY_NS / 1e9 * 1.5  # seconds after which every file written so far is past "racy"
@@ -87,6 +93,9 @@ def assert_same_as_fresh(served: tuple[Snapshot, SearchIndex], root: Path) -> No
     snapshot, index = served
     expected, expected_index = fresh(root)
     assert comparable(snapshot) == comparable(expected)
+    # the packed postings (read in place, never made) and the bodies made from the texts
+    assert dict(index.postings.items()) == expected_index.postings
+    assert index.bodies == expected_index.bodies
     assert answers(snapshot, index) == answers(expected, expected_index)
 
 
@@ -259,6 +268,99 @@ def test_a_cache_damaged_or_cut_at_any_byte_is_ignored(tmp_path: Path) -> None:
     assert ProjectionCache(os.path.realpath(bank), "t", str(directory)).files()
 
 
+@pytest.mark.parametrize("part", [2, 3, 4, 5])
+def test_one_index_part_damaged_or_missing_ignores_the_whole_cache(
+    fixture_bank: Path, tmp_path: Path, part: int
+) -> None:
+    """The documents' part is good, one part of the index state is not: nothing is used (a
+    part is never trusted without the others), the answers are a fresh build's, and the
+    cache is written again."""
+    good = saved_cache(fixture_bank, tmp_path)
+    (path,) = tmp_path.glob("projection-*.bin")
+    starts, at = [], len(b"MBANKPC\x02")
+    while at < len(good):
+        starts.append(at)
+        at += 8 + 32 + int.from_bytes(good[at : at + 8], "big")
+    assert len(starts) == 6  # header, documents, state, postings ends, ids, counts
+    payload = starts[part] + 8 + 32
+    damaged = bytearray(good)
+    damaged[payload] ^= 0x01
+    missing = good[: starts[part]]
+    for written, why in ((bytes(damaged), "damaged or truncated"), (missing, "not a cache")):
+        path.write_bytes(written)
+        cache = ProjectionCache(os.path.realpath(fixture_bank), "t", str(tmp_path))
+        assert cache.files() == {} and cache.index_state() is None
+        assert cache.status.startswith(f"ignored ({why}"), cache.status
+        process = Process(fixture_bank, tmp_path)
+        assert_same_as_fresh(process.serve(), fixture_bank)
+        assert process.bank.cache is not None and process.bank.cache.status == "saved"
+        assert path.read_bytes() == good
+
+
+def test_a_body_changed_between_route_and_search_is_searched_as_it_is_now(
+    fixture_bank: Path, tmp_path: Path
+) -> None:
+    """Bodies are made from the text the snapshot read, never from an older one: a search
+    after an edit finds the new words and not the old ones, in a cached process."""
+    saved_cache(fixture_bank, tmp_path)
+    process = Process(fixture_bank, tmp_path)
+    snapshot, index = process.serve()
+    assert process.bank.cache is not None and process.bank.cache.status == "used"
+    route(snapshot, index, QUESTIONS[0])
+    before = search(snapshot, index, "screened")["results"]  # its body made from the text
+    assert "README.md" in [hit["path"] for hit in before]
+    target = fixture_bank / "README.md"
+    target.write_text("# Index\n\nNothing but a zanzibar here.\n", encoding="utf-8")
+    snapshot = process.bank.refresh()
+    found = search(snapshot, index, "zanzibar")["results"]
+    assert [hit["path"] for hit in found] == ["README.md"]
+    after = search(snapshot, index, "screened")["results"]
+    assert "README.md" not in [hit["path"] for hit in after]
+    assert_same_as_fresh((snapshot, index), fixture_bank)
+
+
+def test_a_packed_build_is_the_build_sync_makes(fixture_plus: Path) -> None:
+    snapshot, expected = fresh(fixture_plus)
+    packed = SearchIndex()
+    build_packed(packed, snapshot)
+    assert isinstance(packed.postings, PackedPostings)
+    assert isinstance(packed.bodies, DerivedBodies)
+    for field in ("docs", "indexed", "routable", "purpose_postings", "title_postings"):
+        assert getattr(packed, field) == getattr(expected, field), field
+    for field in ("key_postings", "section_postings", "header_stems", "header_words"):
+        assert getattr(packed, field) == getattr(expected, field), field
+    assert list(packed.postings) == list(expected.postings)  # the order a build makes
+    assert dict(packed.postings.items()) == expected.postings
+    assert packed.postings.untouched()  # reading them all made nothing
+    assert packed.bodies == expected.bodies
+    assert answers(snapshot, packed) == answers(snapshot, expected)
+    with pytest.raises(ValueError, match="empty index"):
+        build_packed(packed, snapshot)
+
+
+def test_packed_postings_behave_as_the_dict_they_stand_for(fixture_bank: Path) -> None:
+    snapshot, expected = fresh(fixture_bank)
+    packed = SearchIndex()
+    build_packed(packed, snapshot)
+    postings, plain = packed.postings, expected.postings
+    token = next(iter(plain))
+    assert isinstance(postings, PackedPostings)
+    assert postings.pending(token) is not None
+    assert token in postings and len(postings) == len(plain)
+    assert postings.get("no-such-token") is None and postings.get("no-such-token", {}) == {}
+    assert postings[token] == plain[token] and postings.pending(token) is None  # made, kept
+    postings[token]["extra.md"] = 3  # an edit of a made value sticks
+    assert postings.get(token, {})["extra.md"] == 3
+    assert not postings.untouched()
+    assert postings.setdefault("new-token", {"a.md": 1}) == {"a.md": 1}
+    second = list(plain)[1]
+    assert postings.pop(second) == plain[second] and second not in postings
+    assert postings.pop(second, None) is None
+    with pytest.raises(KeyError):
+        postings["no-such-token"]
+    assert repr(postings) == f"PackedPostings({len(postings)} keys)"
+
+
 def test_a_damaged_cache_changes_no_answer_and_is_rebuilt(
     fixture_bank: Path, tmp_path: Path
 ) -> None:
@@ -374,9 +476,13 @@ def test_frontmatter_values_travel_exactly_or_the_document_is_reparsed() -> None
 
 
 def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
-    snapshot, index = fresh(fixture_plus)
+    bank = Bank(fixture_plus)
+    snapshot = bank.refresh()
+    index = SearchIndex()
+    index.sync(snapshot)
     index.route_forms()
-    loaded = index_from_state(export_state(index))
+    assert index_from_state(export_state(index)) is None  # no text to make the bodies from
+    loaded = index_from_state(export_state(index), bank.parsed)
     assert loaded is not None
     built = ("postings", "indexed", "bodies", "docs", "routable", "purpose_postings")
     built += ("title_postings", "key_postings", "section_postings", "header_stems")
@@ -387,4 +493,4 @@ def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
         assert list(getattr(loaded, key)) == list(getattr(index, key))
     assert loaded.sync(snapshot) == 0
     assert answers(snapshot, loaded) == answers(snapshot, index)
-    assert index_from_state(msgspec.Raw(b"\x93\x01\x02\x03")) is None
+    assert index_from_state([b"\x93\x01\x02\x03", b"", b"", b""], bank.parsed) is None
