@@ -91,17 +91,19 @@ def _indented(line: str) -> bool:
     return line[:1] in (" ", "\t")
 
 
-def continuation_end(lines: list[str], index: int, close: int) -> int:
+def continuation_end(lines: list[str], index: int, close: int, *, list_items: bool = False) -> int:
     """One past the last continuation line of the value on line `index` (§9 step 5).
 
     Continuation lines start with a space or a tab; blank lines count when an indented line
-    follows them (after any further blank lines), before the closing `---`.
+    follows them (after any further blank lines), before the closing `---`. With
+    `list_items`, a block list item at column 0 (`- x`, valid YAML) continues it too.
     """
     end = index + 1
     probe = end
     while probe < close:
         line = lines[probe]
-        if _indented(line) and line.strip():
+        item = list_items and re.match(r"^-(\s|$)", line) is not None
+        if (item or _indented(line)) and line.strip():
             probe += 1
             end = probe
         elif not line.strip():
@@ -366,19 +368,7 @@ def gate_and_plan(snapshot: Snapshot, intent: Intent[SetFieldArgs, DocumentFacts
 def block_end(lines: list[str], index: int, close: int) -> int:
     """One past the last line of the value on line `index`: its continuation lines and the
     block list items under it, indented or not (`- x` at column 0 is valid YAML)."""
-    end = index + 1
-    probe = end
-    while probe < close:
-        line = lines[probe]
-        item = re.match(r"^-(\s|$)", line) is not None
-        if (item or _indented(line)) and line.strip():
-            probe += 1
-            end = probe
-        elif not line.strip():
-            probe += 1
-        else:
-            break
-    return end
+    return continuation_end(lines, index, close, list_items=True)
 
 
 def list_lines(field: str, entries: list[str]) -> list[str]:
