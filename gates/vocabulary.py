@@ -15,25 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mbank.contract import ENUM_FIELDS, declared_values
 from mbank.model import Contract
 from mbank.paths import refuse
 from mbank.projection import Snapshot
 
-ENUM_FIELDS = ("doc_kind", "doc_function", "status", "delivery_status", "decision_status")
 INDEX_FILE = "README.md"
 INDEX_FUNCTION = "index"
 CANONICAL = "canonical"
-
-
-def declared_values(contract: Contract, field: str) -> tuple[str, ...]:
-    """The values `dna/` declares for an enumerated field, in declared order."""
-    return {
-        "doc_kind": contract.doc_kinds,
-        "doc_function": contract.doc_functions,
-        "status": contract.statuses,
-        "delivery_status": contract.delivery_statuses,
-        "decision_status": contract.decision_statuses,
-    }.get(field, ())
 
 
 def used_values(snapshot: Snapshot, field: str) -> tuple[str, ...]:

@@ -82,6 +82,19 @@ ENUM_FIELDS: tuple[str, ...] = (
     "decision_status",
 )
 
+
+def declared_values(contract: Contract, field: str) -> tuple[str, ...]:
+    """The values `contract` declares for one of the five enumerated fields, in declared
+    order; () for any other field."""
+    return {
+        "doc_kind": contract.doc_kinds,
+        "doc_function": contract.doc_functions,
+        "status": contract.statuses,
+        "delivery_status": contract.delivery_statuses,
+        "decision_status": contract.decision_statuses,
+    }.get(field, ())
+
+
 # Backticked words that describe a field's type or format, never a value of it.
 NOISE_WORDS: frozenset[str] = frozenset(
     {"enum", "string", "array", "object", "md", "yaml", "true", "false"}

@@ -31,7 +31,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from mbank.contract import ENUM_FIELDS
+from mbank.contract import ENUM_FIELDS, declared_values
 from mbank.model import Contract, Doc, LayerMap
 from mbank.parse import parse_document
 from mbank.paths import refuse
@@ -107,17 +107,6 @@ def contract_diff(snapshot: Snapshot, other: str | None = None) -> dict[str, Any
 # --------------------------------------------------------------------------------------------
 
 
-def declared(contract: Contract, field: str) -> tuple[str, ...]:
-    """The values a contract declares for one of the five enumerated fields."""
-    return {
-        "doc_kind": contract.doc_kinds,
-        "doc_function": contract.doc_functions,
-        "status": contract.statuses,
-        "delivery_status": contract.delivery_statuses,
-        "decision_status": contract.decision_statuses,
-    }[field]
-
-
 def used_value(doc: Doc, field: str) -> str | None:
     """The value a document gives one of the five enumerated fields (None or "" when unset)."""
     return {
@@ -170,8 +159,8 @@ def legalisable(here: Snapshot, there: Contract) -> list[dict[str, Any]]:
     """Each value permitted there but not here that documents here already use (04 §2.19)."""
     entries: list[dict[str, Any]] = []
     for field in ENUM_FIELDS:
-        mine = set(declared(here.contract, field))
-        for value in declared(there, field):
+        mine = set(declared_values(here.contract, field))
+        for value in declared_values(there, field):
             if value in mine:
                 continue
             paths = sorted(
@@ -223,7 +212,8 @@ def compare_contracts(here: Snapshot, there: Snapshot, there_root: str) -> dict[
         "here": {"root": here.root, "present": mine.present, "source": list(mine.source)},
         "there": {"root": there_root, "present": theirs.present, "source": list(theirs.source)},
         "enums": {
-            field: _split(declared(mine, field), declared(theirs, field)) for field in ENUM_FIELDS
+            field: _split(declared_values(mine, field), declared_values(theirs, field))
+            for field in ENUM_FIELDS
         },
         "rules": {
             "requiresDerivedFrom": {

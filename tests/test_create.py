@@ -16,7 +16,8 @@ from planners import Clock, Ids
 
 from mbank.catalogue import SECTION_PLACEHOLDER
 from mbank.cli import main
-from mbank.gates.vocabulary import declared_values, used_values
+from mbank.contract import declared_values
+from mbank.gates.vocabulary import used_values
 from mbank.journal import read_records, record_data
 from mbank.model import RefusalError
 from mbank.parse import parse_text
