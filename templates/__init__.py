@@ -1,12 +1,8 @@
 """The shipped templates (spec 05 §7): package data, read by `mbank.shipped_files`.
 
-One module, one name: this top-level directory is the package `mbank.templates` (pyproject.toml's
-package-dir; in a checkout `mbank/templates` is a symbolic link to it). A checkout on sys.path would
-also let it load as a bare `templates`, every module a second time as a different object (so an
-`isinstance` across the two fails), so that name is refused.
+This directory is the package `mbank.templates`, under that one name (see `mbank.module_identity`).
 """
 
-if __name__ != "mbank.templates":
-    raise ImportError(
-        f"{__name__} is the checkout's copy of mbank.templates: import mbank.templates instead."
-    )
+from mbank.module_identity import require_name
+
+require_name(__name__, "mbank.templates")
