@@ -61,8 +61,10 @@ class LazyValues(dict[str, Value]):
     """
 
     def make(self, key: str, what: Any) -> Value:
-        """The value of `key` from what its `Later` holds."""
-        raise NotImplementedError
+        """The value of `key` from what its `Later` holds: each kind of map says how
+        (`PackedPostings`, `DerivedBodies`; both override this). The base is not an ABC
+        because mypy refuses its `__hash__ = None` under `abc.ABC`."""
+        raise NotImplementedError(f"{type(self).__name__} does not say how its values are made")
 
     def later(self, key: str, what: Any) -> None:
         """File `key` with its value made from `what` on first use."""
