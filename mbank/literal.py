@@ -55,8 +55,8 @@ TOPIC = 2.0
 TOPIC_PIECES = 2
 FREQUENCY_CAP = 1.0
 
+# a word of a lower-cased text; a query or literal that is one whole word is "plain"
 _WORD = re.compile(r"[a-z0-9\u0400-\u04ff]+")
-_PLAIN = re.compile(r"[a-z0-9\u0400-\u04ff]+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # the same mark matched from a line start inside a body (`match(body, pos)` ignores `^`)
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
@@ -78,20 +78,23 @@ def is_literal(query: str) -> bool:
 def is_exact(query: str) -> bool:
     """True for a literal or a phrase of several words: looked for as written, first."""
     text = query.strip().lower()
-    return bool(text) and not _PLAIN.fullmatch(text)
+    return bool(text) and not _WORD.fullmatch(text)
 
 
 def occurrences(body: str, literal: str) -> int:
     """How many times the lower-cased `body` holds `literal` (whole words for a plain word)."""
     if not literal:
         return 0
-    if _PLAIN.fullmatch(literal):
-        return len(
-            re.findall(
-                rf"(?<![a-z0-9\u0400-\u04ff]){re.escape(literal)}(?![a-z0-9\u0400-\u04ff])", body
-            )
-        )
+    if _WORD.fullmatch(literal):
+        return len(_whole_word(literal).findall(body))
     return body.count(literal)
+
+
+@functools.lru_cache(maxsize=256)
+def _whole_word(word: str) -> re.Pattern[str]:
+    """`word` not inside a longer word, compiled once per word (a search counts it in every
+    matching document)."""
+    return re.compile(rf"(?<![a-z0-9\u0400-\u04ff]){re.escape(word)}(?![a-z0-9\u0400-\u04ff])")
 
 
 def _starts_with(text: str, literal: str) -> bool:
