@@ -7,11 +7,12 @@ It declares the tools, compacts their published schemas and turns `MemoError` in
 from __future__ import annotations
 
 import argparse
+import inspect
 import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import anyio
 import msgspec
@@ -20,6 +21,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
 from pydantic import Field
 
+from mbank.declared_function import declared_function, keyword_parameter
 from mbank.journal import mbank_version
 from mbank.memo.embedder import Embedder, HashingEmbedder, SentenceTransformerEmbedder
 from mbank.memo.model import (
@@ -122,144 +124,148 @@ def _guard(tool: str, call: Callable[[], dict[str, Any]]) -> CallToolResult:
         ) from error
 
 
+# What each parameter of a memo tool is on the MCP surface: its type, bounds and words. The
+# parameters themselves (their order and defaults) are those of the `MemoTools` method of the
+# same name, so they are written once; a parameter whose default is None is published as
+# optional. A name whose bounds differ from tool to tool is in `PUBLISHED_IN_TOOL`.
+PUBLISHED: dict[str, Any] = {
+    "node_id": NodeId,
+    "src": NodeId,
+    "dst": NodeId,
+    "idempotency_key": Key,
+    "title": Title,
+    "body": Body,
+    "kind": KindT,
+    "status": StatusT,
+    "priority": PriorityT,
+    "tags": Tags,
+    "add_tags": Tags,
+    "remove_tags": Tags,
+    "session": Session,
+    "related_to": Annotated[list[NodeId], Field(max_length=MAX_RELATED_TO)],
+    "note": Annotated[str, Field(max_length=MAX_NOTE_CHARS)],
+    "bump": bool,
+    "weight": Annotated[float, Field(ge=0.0, le=1.0)],
+    "remove": bool,
+    "kinds": Annotated[list[KindT], Field(max_length=6)],
+    "order": OrderT,
+    "query": Annotated[str, Field(max_length=MAX_QUERY_CHARS)],
+    "include_closed": bool,
+    "intent": dict[str, Any],
+    "scope": Annotated[list[str], Field(max_length=9)],
+    "dry_run": bool,
+}
+PUBLISHED_IN_TOOL: dict[tuple[str, str], Any] = {
+    ("read_pending", "status"): Annotated[
+        list[StatusT], Field(max_length=5, description="Default: open")
+    ],
+    ("read_pending", "limit"): Annotated[int, Field(ge=1, le=100)],
+    ("read_related", "hops"): Annotated[int, Field(ge=0, le=4)],
+    ("read_related", "limit"): Annotated[int, Field(ge=1, le=100)],
+    ("read_item", "hops"): Annotated[int, Field(ge=1, le=4)],
+    ("do_link", "kind"): EdgeKindT,
+    ("do_spill", "limit"): Annotated[int, Field(ge=1, le=500)],
+}
+
+
+class MemoToolWords(NamedTuple):
+    """How one memo tool is described to the model."""
+
+    name: str
+    description: str
+    annotations: ToolAnnotations | None = None
+
+
+# The eight tools in the order they are listed; `do_spill` only when the bridge is enabled.
+MEMO_TOOLS = (
+    MemoToolWords(
+        "read_pending",
+        "Open items ranked by salience (or recent / priority), each with its first blockers. "
+        "Start every session here.",
+        READ_ONLY,
+    ),
+    MemoToolWords(
+        "read_related",
+        "Items related to a query and/or an item: vector matches plus graph neighbours, exact "
+        "title matches first. Call before working on a topic.",
+        READ_ONLY,
+    ),
+    MemoToolWords(
+        "read_item",
+        "One item with its neighbours, transitive blockers and recent history.",
+        READ_ONLY,
+    ),
+    MemoToolWords(
+        "do_remember",
+        "Store a pending item as soon as it appears; links it to similar items.",
+    ),
+    MemoToolWords(
+        "do_update_item",
+        "Change an item: status (active on start, done on finish), priority, text, tags, a "
+        "note, a bump. All fields or none.",
+    ),
+    MemoToolWords("do_link", "Link two items (src blocks / depends_on / … dst), or unlink."),
+    MemoToolWords(
+        "do_forget",
+        "Delete an item and its edges; only for duplicates and mistakes (close finished work "
+        "with do_update_item). Refused while it blocks open items.",
+        DESTRUCTIVE,
+    ),
+    MemoToolWords(
+        "can_do",
+        "Which memory tool serves an intent {goal, action, node_id, status} now, and what "
+        "blocks it. Ask before an action costly to undo.",
+        READ_ONLY,
+    ),
+)
+SPILL = MemoToolWords(
+    "do_spill",
+    "Hand open items to the bank as one reviewed-later note in _inbox/. The memory is not changed.",
+)
+
+
+def _published(tool: str, parameter: str) -> Any:
+    """The MCP annotation of one parameter of one memo tool."""
+    if (tool, parameter) in PUBLISHED_IN_TOOL:
+        return PUBLISHED_IN_TOOL[tool, parameter]
+    if parameter in PUBLISHED:
+        return PUBLISHED[parameter]
+    raise LookupError(
+        f"MemoTools.{tool} has a parameter {parameter!r} that the memo server does not "
+        "publish; declare its MCP type in PUBLISHED (or PUBLISHED_IN_TOOL)."
+    )
+
+
+def memo_tool_function(tools: MemoTools, name: str) -> Callable[..., CallToolResult]:
+    """The MCP function of one memo tool: the parameters of the `MemoTools` method of that
+    name (read off its class, after `self`), published as `PUBLISHED` says; the method is
+    looked up on `tools` at each call and its answer and refusals are shaped by `_guard`."""
+    declared = list(inspect.signature(getattr(type(tools), name)).parameters.values())[1:]
+    parameters = []
+    for parameter in declared:
+        published = _published(name, parameter.name)
+        if parameter.default is None:
+            published = published | None
+        parameters.append(keyword_parameter(parameter.name, published, parameter.default))
+
+    def call(**arguments: Any) -> CallToolResult:
+        return _guard(name, lambda: getattr(tools, name)(**arguments))
+
+    return declared_function(name, parameters, call, CallToolResult)
+
+
 def build_server(tools: MemoTools) -> MemoServer:
     """Declare the eight tools (and `do_spill` when the bridge is enabled)."""
     server = MemoServer(
         SERVER_NAME, version=mbank_version(), instructions=INSTRUCTIONS, log_level="WARNING"
     )
-
-    @server.tool(
-        description="Open items ranked by salience (or recent / priority), each with its "
-        "first blockers. Start every session here.",
-        annotations=READ_ONLY,
-    )
-    def read_pending(
-        status: Annotated[list[StatusT], Field(max_length=5, description="Default: open")]
-        | None = None,
-        kinds: Annotated[list[KindT], Field(max_length=6)] | None = None,
-        tags: Tags | None = None,
-        session: Session | None = None,
-        order: OrderT = "salience",
-        limit: Annotated[int, Field(ge=1, le=100)] = 20,
-    ) -> CallToolResult:
-        return _guard(
-            "read_pending",
-            lambda: tools.read_pending(status, kinds, tags, session, order, limit),
+    for words in (*MEMO_TOOLS, SPILL) if tools.spill_enabled else MEMO_TOOLS:
+        server.add_tool(
+            memo_tool_function(tools, words.name),
+            name=words.name,
+            description=words.description,
+            annotations=words.annotations,
         )
-
-    @server.tool(
-        description="Items related to a query and/or an item: vector matches plus graph "
-        "neighbours, exact title matches first. Call before working on a topic.",
-        annotations=READ_ONLY,
-    )
-    def read_related(
-        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)] = "",
-        node_id: NodeId | None = None,
-        hops: Annotated[int, Field(ge=0, le=4)] = 2,
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
-        include_closed: bool = False,
-    ) -> CallToolResult:
-        return _guard(
-            "read_related",
-            lambda: tools.read_related(query, node_id, hops, limit, include_closed),
-        )
-
-    @server.tool(
-        description="One item with its neighbours, transitive blockers and recent history.",
-        annotations=READ_ONLY,
-    )
-    def read_item(node_id: NodeId, hops: Annotated[int, Field(ge=1, le=4)] = 1) -> CallToolResult:
-        return _guard("read_item", lambda: tools.read_item(node_id, hops))
-
-    @server.tool(
-        description="Store a pending item as soon as it appears; links it to similar items.",
-    )
-    def do_remember(
-        title: Title,
-        idempotency_key: Key = "",
-        kind: KindT = "task",
-        body: Body = "",
-        tags: Tags | None = None,
-        priority: PriorityT = "normal",
-        status: StatusT = "pending",
-        session: Session | None = None,
-        related_to: Annotated[list[NodeId], Field(max_length=MAX_RELATED_TO)] | None = None,
-    ) -> CallToolResult:
-        return _guard(
-            "do_remember",
-            lambda: tools.do_remember(
-                title, idempotency_key, kind, body, tags, priority, status, session, related_to
-            ),
-        )
-
-    @server.tool(
-        description="Change an item: status (active on start, done on finish), priority, "
-        "text, tags, a note, a bump. All fields or none.",
-    )
-    def do_update_item(
-        node_id: NodeId,
-        idempotency_key: Key = "",
-        status: StatusT | None = None,
-        priority: PriorityT | None = None,
-        title: Title | None = None,
-        body: Body | None = None,
-        add_tags: Tags | None = None,
-        remove_tags: Tags | None = None,
-        note: Annotated[str, Field(max_length=MAX_NOTE_CHARS)] | None = None,
-        bump: bool = False,
-    ) -> CallToolResult:
-        fields = (status, priority, title, body, add_tags, remove_tags, note, bump)
-        update = tools.do_update_item
-        return _guard("do_update_item", lambda: update(node_id, idempotency_key, *fields))
-
-    @server.tool(description="Link two items (src blocks / depends_on / … dst), or unlink.")
-    def do_link(
-        src: NodeId,
-        dst: NodeId,
-        idempotency_key: Key = "",
-        kind: EdgeKindT = "relates_to",
-        weight: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
-        remove: bool = False,
-    ) -> CallToolResult:
-        return _guard(
-            "do_link", lambda: tools.do_link(src, dst, idempotency_key, kind, weight, remove)
-        )
-
-    @server.tool(
-        description="Delete an item and its edges; only for duplicates and mistakes (close "
-        "finished work with do_update_item). Refused while it blocks open items.",
-        annotations=DESTRUCTIVE,
-    )
-    def do_forget(node_id: NodeId, idempotency_key: Key = "") -> CallToolResult:
-        return _guard("do_forget", lambda: tools.do_forget(node_id, idempotency_key))
-
-    @server.tool(
-        description="Which memory tool serves an intent {goal, action, node_id, status} now, "
-        "and what blocks it. Ask before an action costly to undo.",
-        annotations=READ_ONLY,
-    )
-    def can_do(
-        intent: dict[str, Any],
-        scope: Annotated[list[str], Field(max_length=9)] | None = None,
-    ) -> CallToolResult:
-        return _guard("can_do", lambda: tools.can_do(intent, scope))
-
-    if tools.spill_enabled:
-
-        @server.tool(
-            description="Hand open items to the bank as one reviewed-later note in _inbox/. "
-            "The memory is not changed.",
-        )
-        def do_spill(
-            idempotency_key: Key = "",
-            session: Session | None = None,
-            limit: Annotated[int, Field(ge=1, le=500)] = 200,
-            dry_run: bool = False,
-        ) -> CallToolResult:
-            return _guard(
-                "do_spill", lambda: tools.do_spill(idempotency_key, session, limit, dry_run)
-            )
-
     return server
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from importlib.metadata import version
 from pathlib import Path
@@ -176,3 +177,37 @@ async def test_text_content_is_compact_json_and_every_key_is_optional(tmp_path: 
             result = await client.call_tool(tool, args)
             assert result.is_error is False, (tool, result.content)
     assert len(tools.store.idempotency.records) == 0  # absent = no de-duplication
+
+
+def test_a_memo_tool_parameter_the_server_does_not_publish_is_named_when_the_server_is_built(
+    tmp_path: Path,
+) -> None:
+    """The MCP functions are made from the `MemoTools` methods, so a parameter added to a
+    method without its published type stops the server at once, with the fix in the sentence."""
+
+    class WithColour(MemoTools):
+        def read_item(self, node_id: str, hops: int = 1, colour: str = "red") -> dict[str, Any]:
+            return super().read_item(node_id, hops)
+
+    plain = tools_from_args([])
+    tools = WithColour(plain.store)
+    with pytest.raises(LookupError) as caught:
+        build_server(tools)
+    assert str(caught.value) == (
+        "MemoTools.read_item has a parameter 'colour' that the memo server does not publish; "
+        "declare its MCP type in PUBLISHED (or PUBLISHED_IN_TOOL)."
+    )
+
+
+@pytest.mark.anyio
+async def test_the_memo_functions_take_their_parameters_from_the_memotools_methods() -> None:
+    """Order, defaults and required names on the wire are the methods' own (after `self`)."""
+    async with Client(build_server(tools_from_args([]))) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+    for name, tool in listed.items():
+        method = inspect.signature(getattr(MemoTools, name))
+        declared = [p for p in method.parameters.values() if p.name != "self"]
+        schema = tool.input_schema
+        assert list(schema["properties"]) == [p.name for p in declared]
+        required = [p.name for p in declared if p.default is inspect.Parameter.empty]
+        assert schema.get("required", []) == required
