@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mbank.cli_writes import CliArgumentError
 from mbank.discovery import discover_root, git_top
@@ -22,6 +22,10 @@ from mbank.model import RefusalError
 from mbank.paths import terminal_text
 from mbank.setup import add_setup_commands
 from mbank.setup.git import SETUP_GIT_NOTE
+
+if TYPE_CHECKING:  # the CLI imports these lazily, so a read starts fast
+    from mbank.read import PathLookup
+    from mbank.snapshot import Bank, Snapshot
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -157,15 +161,18 @@ def _read_bank(args: argparse.Namespace) -> Any:
     return bank
 
 
-def _journal_note(root: str) -> Callable[[str], str | None]:
-    """The journal's "where did it go" for `Not a document of this bank` (spec 03 §14.9)."""
+def _path_lookup(bank: Bank, snapshot: Snapshot) -> PathLookup:
+    """How `read` and `graph` name a document: the bank's caller-path rule, and the journal's
+    "where did it go" for `Not a document of this bank` (spec 03 §14.9), imported only when a
+    path turns out to be no document."""
+    from mbank.read import PathLookup
 
     def note(path: str) -> str | None:
         from mbank.journal import where_did_it_go
 
-        return where_did_it_go(root, path)
+        return where_did_it_go(bank.root, path)
 
-    return note
+    return PathLookup(lambda given: str(bank.relative(given, snapshot)), note)
 
 
 def _add_read(sub: Any) -> None:
@@ -189,19 +196,13 @@ def _run_read(args: argparse.Namespace) -> int:
         raise UsageError(f"read takes at most {MAX_BATCH} paths")
     bank = _read_bank(args)
     snapshot = bank.refresh()
-
-    def relative(given: str) -> str:
-        return str(bank.relative(given, snapshot))
-
-    note = _journal_note(bank.root)
     paths = args.paths[0] if len(args.paths) == 1 else args.paths
     result = read(
         snapshot,
         paths,
         section=args.section,
         max_bytes=args.max_bytes,
-        relative=relative,
-        not_a_document_note=note,
+        lookup=_path_lookup(bank, snapshot),
         frontmatter=args.frontmatter,
     )
     return print_result(args, result, format_read)
@@ -231,8 +232,7 @@ def _run_graph(args: argparse.Namespace) -> int:
         depth=args.depth,
         limit=args.limit,
         neighbours=not args.no_neighbours,
-        relative=lambda given: bank.relative(given, snapshot),
-        not_a_document_note=_journal_note(bank.root),
+        lookup=_path_lookup(bank, snapshot),
     )
     if args.format == "mermaid":
         sys.stdout.write(terminal_text(render_mermaid(result)) + "\n")

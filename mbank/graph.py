@@ -18,7 +18,7 @@ from mbank.contract import KNOWN_LAYERS
 from mbank.parse import file_stem, recover_leniently, split_frontmatter
 from mbank.paths import is_within
 from mbank.projection import Snapshot
-from mbank.read import NoteLookup, Relative, document_of
+from mbank.read import PathLookup, document_of
 
 Direction = Literal["up", "down", "both"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "both")
@@ -215,8 +215,7 @@ def graph(
     limit: int = DEFAULT_LIMIT,
     neighbours: bool = True,
     format: str = "json",
-    relative: Relative | None = None,
-    not_a_document_note: NoteLookup | None = None,
+    lookup: PathLookup | None = None,
     read_outside: OutsideReader = read_outside_markdown,
 ) -> dict[str, Any]:
     """`bank_graph`: the `GraphResult` of spec 02 §6.3 (with `mermaid` for that format).
@@ -230,7 +229,7 @@ def graph(
         raise ValueError("depth must be 1-6 and limit 1-300")
     if format not in ("json", "mermaid"):
         raise ValueError("format must be json or mermaid")
-    doc = document_of(snapshot, path, relative=relative, not_a_document_note=not_a_document_note)
+    doc = document_of(snapshot, path, lookup)
     walk = _Walk(snapshot, doc.path, limit)
     walk.add_node(doc.path, 0, direction)
     if direction in ("up", "both"):

@@ -1,9 +1,9 @@
 """`bank_read`: one document or a batch, whole or one `##` section, under a byte budget.
 
-A pure function of the snapshot (spec 02 §5). Two outside facts are injected by the shell:
-`relative` (the caller-path normaliser; the shell passes `Bank.relative`, which can stat the
-disk for the root-name prefix rule) and `not_a_document_note` (the journal's explanation of a
-path that is no longer a document, spec 03 §14.9).
+A pure function of the snapshot (spec 02 §5). The shell injects how a caller's path names a
+document, as one `PathLookup`: the caller-path normaliser (the shell passes `Bank.relative`,
+which can stat the disk for the root-name prefix rule) and the journal's explanation of a path
+that is no longer a document (spec 03 §14.9). `bank_graph` takes the same value.
 """
 
 from __future__ import annotations
@@ -45,21 +45,27 @@ def snapshot_relative(snapshot: Snapshot) -> Relative:
     return relative
 
 
-def document_of(
-    snapshot: Snapshot,
-    given: str,
-    *,
-    relative: Relative | None = None,
-    not_a_document_note: NoteLookup | None = None,
-) -> Doc:
+class PathLookup(msgspec.Struct, frozen=True):
+    """How a caller's path names a document of one session: `relative` normalises it
+    (without it, `snapshot_relative`'s rule) and `not_a_document_note` explains a path that is
+    no document (without it, the refusal has no note)."""
+
+    relative: Relative | None = None
+    not_a_document_note: NoteLookup | None = None
+
+    def normaliser(self, snapshot: Snapshot) -> Relative:
+        """The normaliser to use on this snapshot."""
+        return self.relative if self.relative is not None else snapshot_relative(snapshot)
+
+
+def document_of(snapshot: Snapshot, given: str, lookup: PathLookup | None = None) -> Doc:
     """The document a caller's path names, or a path / `not-a-document` refusal."""
-    normalise = relative if relative is not None else snapshot_relative(snapshot)
-    path = normalise(given)
+    lookup = lookup if lookup is not None else PathLookup()
+    path = lookup.normaliser(snapshot)(given)
     doc = snapshot.docs.get(path)
     if doc is None:
-        raise not_a_document(
-            given, not_a_document_note(path) if not_a_document_note is not None else None
-        )
+        note = lookup.not_a_document_note
+        raise not_a_document(given, note(path) if note is not None else None)
     return doc
 
 
@@ -69,13 +75,12 @@ def _blank_to_none(section: str | None) -> str | None:
 
 class ReadOptions(msgspec.Struct, frozen=True):
     """How `bank_read` reads: the section wanted (`None` or blank: the whole document), the
-    batch budget, how a given path is normalised, the note for a path that is no document,
-    and whether a section read also answers the frontmatter."""
+    batch budget, how a given path names a document, and whether a section read also
+    answers the frontmatter."""
 
     section: str | None = None
     max_bytes: int | None = None
-    relative: Relative | None = None
-    not_a_document_note: NoteLookup | None = None
+    lookup: PathLookup | None = None
     frontmatter: bool = False
 
 
@@ -87,12 +92,7 @@ def read_single(snapshot: Snapshot, given: str, options: ReadOptions) -> dict[st
     since repeating them made a 525-character section a 1,924-character answer. A whole
     read is unchanged.
     """
-    doc = document_of(
-        snapshot,
-        given,
-        relative=options.relative,
-        not_a_document_note=options.not_a_document_note,
-    )
+    doc = document_of(snapshot, given, options.lookup)
     if not doc.text_ok:
         raise refuse(
             "not-text", f"{doc.path} is not UTF-8 text, so it cannot be read through mbank."
@@ -144,7 +144,10 @@ def read_batch(
     `max_bytes` can only lower the 40,000-byte budget.
     """
     max_bytes = options.max_bytes
-    normalise = options.relative if options.relative is not None else snapshot_relative(snapshot)
+    lookup = options.lookup if options.lookup is not None else PathLookup()
+    # normalised once for the whole batch: the shell's normaliser can stat the disk
+    normalise = lookup.normaliser(snapshot)
+    each_lookup = msgspec.structs.replace(lookup, relative=normalise)
     budget = min(max_bytes if max_bytes is not None else BATCH_BUDGET, BATCH_BUDGET)
     spent = 0
     documents: list[dict[str, Any]] = []
@@ -168,7 +171,7 @@ def read_batch(
             )
             continue
         try:
-            each = msgspec.structs.replace(options, section=wanted, relative=normalise)
+            each = msgspec.structs.replace(options, section=wanted, lookup=each_lookup)
             read = read_single(snapshot, given, each)
         except RefusalError as exc:
             failed.append({"path": given, "error": exc.refusal.message})
@@ -197,12 +200,11 @@ def read(
     *,
     section: str | None = None,
     max_bytes: int | None = None,
-    relative: Relative | None = None,
-    not_a_document_note: NoteLookup | None = None,
+    lookup: PathLookup | None = None,
     frontmatter: bool = False,
 ) -> dict[str, Any]:
     """`bank_read`: a single `ReadResult` for a string, the batch result for an array."""
-    options = ReadOptions(section, max_bytes, relative, not_a_document_note, frontmatter)
+    options = ReadOptions(section, max_bytes, lookup, frontmatter)
     if isinstance(paths, str):
         return read_single(snapshot, paths, options)
     return read_batch(snapshot, paths, options)

@@ -17,7 +17,17 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypeVar,
+    cast,
+    get_args,
+    get_origin,
+)
 
 import anyio
 import msgspec
@@ -32,6 +42,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from mbank.bank_language import sampled_language
+from mbank.declared_function import declared_function, keyword_parameter
 from mbank.journal import mbank_version
 from mbank.model import RefusalError
 from mbank.reducers.registry import WRITE_TOOLS
@@ -60,6 +71,9 @@ from mbank.surface import (
     tools_for,
 )
 from mbank.write_declaration import Published, WriteTool
+
+if TYPE_CHECKING:  # imported by the read tools on first use, not before the handshake
+    from mbank.read import PathLookup
 
 log = logging.getLogger("mbank.server")
 
@@ -405,22 +419,16 @@ def write_tool_function(tool: WriteTool[Any, Any], server: BankServer) -> Callab
     """The MCP tool function of a declared write tool: one keyword parameter per field of its
     arguments Struct, in order, published through `_mcp_annotation`; `bank_init` (the tool
     that creates its root) is async and opens a seed session's full surface after a real run."""
-    parameters: list[inspect.Parameter] = []
-    annotations: dict[str, Any] = {}
-    for field in msgspec.structs.fields(tool.args):
-        annotation = _mcp_annotation(field.type)
-        required = field.required or _published_required(field.type)
-        default = inspect.Parameter.empty if required else field.default
-        parameters.append(
-            inspect.Parameter(
-                field.encode_name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=default,
-                annotation=annotation,
-            )
+    parameters = [
+        keyword_parameter(
+            field.encode_name,
+            _mcp_annotation(field.type),
+            inspect.Parameter.empty
+            if field.required or _published_required(field.type)
+            else field.default,
         )
-        annotations[field.encode_name] = annotation
-    annotations["return"] = dict[str, Any]
+        for field in msgspec.structs.fields(tool.args)
+    ]
 
     def call(**arguments: Any) -> dict[str, Any]:
         return server.service.write(tool, arguments)
@@ -432,26 +440,23 @@ def write_tool_function(tool: WriteTool[Any, Any], server: BankServer) -> Callab
             result["surfaceOpened"] = True
         return result
 
-    function: Callable[..., Any] = call
-    if tool.creates_root:
-        context = inspect.Parameter(
-            "ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context[Any, Any]
-        )
-        parameters.insert(1, context)
-        annotations["ctx"] = Context[Any, Any]
-        function = call_then_open
-    function.__signature__ = inspect.Signature(parameters, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
-    function.__annotations__ = annotations
-    function.__name__ = tool.name
-    return function
+    if not tool.creates_root:
+        return declared_function(tool.name, parameters, call, dict[str, Any])
+    context = keyword_parameter("ctx", Context[Any, Any], inspect.Parameter.empty)
+    parameters.insert(1, context)
+    return declared_function(tool.name, parameters, call_then_open, dict[str, Any])
 
 
 def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
     """The read tools of one session: thin adapters over the core functions the CLI calls."""
     read = service.read
 
-    def relative(snapshot: Snapshot) -> Callable[[str], str]:
-        return lambda given: service.bank.relative(given, snapshot)
+    def lookup(snapshot: Snapshot) -> PathLookup:
+        from mbank.read import PathLookup
+
+        return PathLookup(
+            lambda given: service.bank.relative(given, snapshot), service.not_a_document_note
+        )
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -485,8 +490,7 @@ def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
                 cast("str | list[str | dict[str, Any]]", path),
                 section=section,
                 max_bytes=maxBytes,
-                relative=relative(snapshot),
-                not_a_document_note=service.not_a_document_note,
+                lookup=lookup(snapshot),
                 frontmatter=frontmatter,
             ),
         )
@@ -548,8 +552,7 @@ def read_tools(service: BankService) -> dict[str, Callable[..., Any]]:
                 limit=limit,
                 neighbours=neighbours,
                 format=format,
-                relative=relative(snapshot),
-                not_a_document_note=service.not_a_document_note,
+                lookup=lookup(snapshot),
             ),
         )
 

@@ -24,7 +24,7 @@ from planners import Clock, Ids
 from mbank.drift import drift
 from mbank.graph import graph
 from mbank.model import RefusalError
-from mbank.read import read
+from mbank.read import PathLookup, read
 from mbank.route import route
 from mbank.search import SearchIndex, search
 from mbank.snapshot import Bank
@@ -84,8 +84,8 @@ def shared_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # What each tool gets besides the path under test: arguments that pass every other gate, so
 # the path's refusal is the one that answers.
 PATH_PARAMETERS: dict[str, Call] = {
-    "read": lambda bank, p: read(bank.refresh(), p, relative=relative(bank)),
-    "graph": lambda bank, p: graph(bank.refresh(), p, relative=relative(bank)),
+    "read": lambda bank, p: read(bank.refresh(), p, lookup=PathLookup(relative(bank))),
+    "graph": lambda bank, p: graph(bank.refresh(), p, lookup=PathLookup(relative(bank))),
     "create": lambda bank, p: write_calls.create(
         bank,
         {"path": p, "docKind": "domain", "title": "T", "purpose": "P.", "status": "draft"},
@@ -637,7 +637,7 @@ def test_a_20_mb_document_is_read_truncated_and_searched_and_validated(
         snapshot = bank.refresh()
     assert "engineering/huge.md" in snapshot.docs
     with within_guard():
-        result = read(snapshot, "engineering/huge.md", relative=relative(bank))
+        result = read(snapshot, "engineering/huge.md", lookup=PathLookup(relative(bank)))
     assert result["truncated"] is True
     assert len(result["content"]) == 400_000
     assert result["bytes"] == len(result["content"].encode("utf-8"))
@@ -647,7 +647,9 @@ def test_a_20_mb_document_is_read_truncated_and_searched_and_validated(
     with within_guard():
         validated = validate(snapshot)
     assert validated["total"] >= 1
-    assert read(snapshot, "domain/rules.md", relative=relative(bank))["truncated"] is False
+    assert (
+        read(snapshot, "domain/rules.md", lookup=PathLookup(relative(bank)))["truncated"] is False
+    )
 
 
 def test_10000_headings_and_a_1_mb_line_are_read_and_routed(fixture_bank: Path) -> None:
@@ -665,9 +667,12 @@ def test_10000_headings_and_a_1_mb_line_are_read_and_routed(fixture_bank: Path) 
     with within_guard():
         snapshot = bank.refresh()
         section = read(
-            snapshot, "engineering/many.md", section="Heading 9999", relative=relative(bank)
+            snapshot,
+            "engineering/many.md",
+            section="Heading 9999",
+            lookup=PathLookup(relative(bank)),
         )
-        whole = read(snapshot, "engineering/one-line.md", relative=relative(bank))
+        whole = read(snapshot, "engineering/one-line.md", lookup=PathLookup(relative(bank)))
         routed = route(snapshot, SearchIndex(), "ten thousand sections headings")
         searched = search(snapshot, SearchIndex(), "zanzibar")
     assert section["section"] == "Heading 9999"

@@ -20,6 +20,7 @@ from mbank.graph import (
     render_text,
 )
 from mbank.model import RefusalError
+from mbank.read import PathLookup
 from mbank.snapshot import Bank, Snapshot
 
 
@@ -212,7 +213,9 @@ def test_unknown_root_carries_the_journal_explanation(fixture_bank: Path) -> Non
         graph(
             snap(fixture_bank),
             "_inbox/x.md",
-            not_a_document_note=lambda p: f"It was removed by bank_discard ({p}).",
+            lookup=PathLookup(
+                not_a_document_note=lambda p: f"It was removed by bank_discard ({p})."
+            ),
         )
     assert caught.value.refusal.message == (
         "Not a document of this bank: _inbox/x.md. It was removed by bank_discard (_inbox/x.md)."

@@ -41,7 +41,7 @@ from mbank.graph import graph
 from mbank.health import health
 from mbank.inbox import inbox_listing
 from mbank.journal import history, journal_resource
-from mbank.read import read
+from mbank.read import PathLookup, read
 from mbank.resources import frontmatter_schema, index_resource
 from mbank.route import route
 from mbank.search import SearchIndex, search
@@ -160,17 +160,23 @@ def core_reads(bank: Bank) -> dict[str, Any]:
     return {
         "route": route(snapshot, index, "what are the retry thresholds for jobs"),
         "route-layer": route(snapshot, index, "queue", layer="knowledge", limit=25),
-        "read": read(snapshot, "domain/rules.md", relative=relative),
-        "read-section": read(snapshot, "domain/rules.md", section="Thresholds", relative=relative),
-        "read-batch": read(
-            snapshot, ["domain/rules.md", "README.md", "nope.md"], relative=relative
+        "read": read(snapshot, "domain/rules.md", lookup=PathLookup(relative)),
+        "read-section": read(
+            snapshot, "domain/rules.md", section="Thresholds", lookup=PathLookup(relative)
         ),
-        "read-inbox": read(snapshot, "_inbox/loose.md", relative=relative),
+        "read-batch": read(
+            snapshot, ["domain/rules.md", "README.md", "nope.md"], lookup=PathLookup(relative)
+        ),
+        "read-inbox": read(snapshot, "_inbox/loose.md", lookup=PathLookup(relative)),
         "search": search(snapshot, index, "threshold"),
         "search-status": search(snapshot, index, "queue", status="active"),
-        "graph-down": graph(snapshot, "README.md", relative=relative),
+        "graph-down": graph(snapshot, "README.md", lookup=PathLookup(relative)),
         "graph-both": graph(
-            snapshot, "domain/rules.md", direction="both", format="mermaid", relative=relative
+            snapshot,
+            "domain/rules.md",
+            direction="both",
+            format="mermaid",
+            lookup=PathLookup(relative),
         ),
         "validate": validate(snapshot),
         "validate-scope": validate(snapshot, scope="domain", severity="error"),
@@ -357,6 +363,7 @@ from planners import FIXED_NOW, Clock, Ids
 import write_calls
 from mbank.changed import changed
 from mbank.graph import graph
+from mbank.read import PathLookup
 from mbank.resources import index_resource
 from mbank.route import route
 from mbank.search import SearchIndex, search
@@ -374,7 +381,7 @@ out = {
     "search": [search(snapshot, index, q, limit=50) for q in ["threshold", "queue cache", "job"]],
     "validate": validate(snapshot),
     "graph": graph(snapshot, "README.md", direction="both", depth=6, limit=300,
-                   relative=relative),
+                   lookup=PathLookup(relative)),
     "changed": changed(snapshot, "2000-01-01"),
     "index": index_resource(snapshot),
     "plan": write_calls.create(

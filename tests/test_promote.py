@@ -17,7 +17,7 @@ from mbank.cli import main
 from mbank.journal import history, read_records, record_data, where_did_it_go
 from mbank.model import RefusalError
 from mbank.plan import plan_data
-from mbank.read import document_of
+from mbank.read import PathLookup, document_of
 from mbank.reducers.promote import TOOL
 from mbank.shipped_files import seed_files
 from mbank.snapshot import Bank
@@ -523,7 +523,7 @@ def test_the_old_path_says_where_the_note_went(session: Session) -> None:
         document_of(
             snapshot,
             "_inbox/terms.md",
-            not_a_document_note=lambda path: where_did_it_go(str(session.root), path),
+            PathLookup(not_a_document_note=lambda path: where_did_it_go(str(session.root), path)),
         )
     assert read_refusal.value.refusal.message == expected
     assert session.refused(path="_inbox/terms.md", to="domain/other.md") == (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mbank.model import RefusalError
-from mbank.read import BATCH_BUDGET, read
+from mbank.read import BATCH_BUDGET, PathLookup, read
 from mbank.snapshot import Bank, Snapshot
 
 RULES_SECTIONS = ["Thresholds", "Invariants", "Пороги"]
@@ -202,7 +202,9 @@ def test_not_a_document_carries_the_journal_explanation(fixture_plus: Path) -> N
         asked.append(path)
         return "It was promoted to domain/terms.md on 2026-09-14 (journal j-1)."
 
-    _, message = refusal(lambda: read(current, "./_inbox/x.md", not_a_document_note=note))
+    _, message = refusal(
+        lambda: read(current, "./_inbox/x.md", lookup=PathLookup(not_a_document_note=note))
+    )
     assert asked == ["_inbox/x.md"]
     assert message == (
         "Not a document of this bank: ./_inbox/x.md. "
@@ -212,7 +214,9 @@ def test_not_a_document_carries_the_journal_explanation(fixture_plus: Path) -> N
 
 def test_no_journal_explanation_keeps_the_plain_message(fixture_plus: Path) -> None:
     current = snap(fixture_plus)
-    _, message = refusal(lambda: read(current, "gone.md", not_a_document_note=lambda p: None))
+    _, message = refusal(
+        lambda: read(current, "gone.md", lookup=PathLookup(not_a_document_note=lambda p: None))
+    )
     assert message == "Not a document of this bank: gone.md"
 
 
