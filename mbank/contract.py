@@ -111,21 +111,6 @@ def is_governance_path(path: str) -> bool:
     return path.startswith(GOVERNANCE_FOLDER)
 
 
-# Shared, never mutated: the degraded-mode records (spec 01 §9.3).
-EMPTY_CONTRACT = Contract(
-    present=False,
-    source=(),
-    doc_kinds=(),
-    doc_functions=(),
-    statuses=(),
-    delivery_statuses=(),
-    decision_statuses=(),
-    roots=(),
-    requires_derived_from=False,
-    forbids_cycles=False,
-    declared_in={},
-)
-
 EMPTY_LAYERS = LayerMap(by_dir={}, weight={}, unknown=(), source=())
 
 _SEPARATOR_CELL = re.compile(r":?-+:?", re.ASCII)
@@ -309,19 +294,36 @@ def parse_contract(dna_docs: Sequence[tuple[str, str]], has_principles: bool) ->
                     declared_in[(field, value)] = path
     if not roots and has_principles:
         roots["dna/principles.md"] = None
+    return _contract(docs, values, tuple(roots), requires_derived_from, forbids_cycles, declared_in)
+
+
+def _contract(
+    docs: Sequence[tuple[str, str]],
+    values: dict[str, dict[str, None]],
+    roots: tuple[str, ...],
+    requires_derived_from: bool,
+    forbids_cycles: bool,
+    declared_in: dict[tuple[str, str], str],
+) -> Contract:
+    """The `Contract` of what the `dna/` documents declared, field by field: the one place
+    that maps the enumerated fields to the record, for a parsed bank and the empty one."""
     return Contract(
-        present=True,
+        present=bool(docs),
         source=tuple(path for path, _ in docs),
         doc_kinds=tuple(values["doc_kind"]),
         doc_functions=tuple(values["doc_function"]),
         statuses=tuple(values["status"]),
         delivery_statuses=tuple(values["delivery_status"]),
         decision_statuses=tuple(values["decision_status"]),
-        roots=tuple(roots),
+        roots=roots,
         requires_derived_from=requires_derived_from,
         forbids_cycles=forbids_cycles,
         declared_in=declared_in,
     )
+
+
+# Shared, never mutated: the degraded-mode record of a bank without `dna/` (spec 01 §9.3).
+EMPTY_CONTRACT = _contract((), {field: {} for field in ENUM_FIELDS}, (), False, False, {})
 
 
 def parse_vocabulary(text: str) -> tuple[VocabularyRow, ...]:
