@@ -50,6 +50,12 @@ def data_rows(name: str) -> tuple[tuple[str, ...], ...]:
 ENTRIES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
     (row[0], tuple(word for word in row[1:] if word)) for row in data_rows("dictionary")
 )
+# One-way rows (issue 16, third pass): everyday and developer-chat Russian words, translated into
+# English for Russian questions over English text; an English question does not look for them
+# (`lang_data/colloquial.tsv` says why). A key the two-way dictionary also has keeps its words.
+COLLOQUIAL: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (row[0], tuple(word for word in row[1:] if word)) for row in data_rows("colloquial")
+)
 
 
 class Tables(msgspec.Struct, frozen=True):
@@ -60,8 +66,15 @@ class Tables(msgspec.Struct, frozen=True):
     ru_keys: tuple[str, ...]
 
 
-def build_tables(entries: Iterable[tuple[str, Sequence[str]]]) -> Tables:
-    """Derive RU_TO_EN, EN_TO_RU and RU_KEYS from ordered entries (spec 02 §2.2)."""
+def build_tables(
+    entries: Iterable[tuple[str, Sequence[str]]],
+    one_way: Iterable[tuple[str, Sequence[str]]] = (),
+) -> Tables:
+    """Derive RU_TO_EN, EN_TO_RU and RU_KEYS from ordered entries (spec 02 §2.2).
+
+    `one_way` rows add Russian keys and their English words to RU_TO_EN only, and only for keys
+    the two-way entries lack.
+    """
     ru_to_en: dict[str, list[str]] = {}
     en_to_ru: dict[str, list[str]] = {}
     order: list[str] = []
@@ -74,6 +87,14 @@ def build_tables(entries: Iterable[tuple[str, Sequence[str]]]) -> Tables:
             keys = en_to_ru.setdefault(word, [])
             if ru not in keys:
                 keys.append(ru)
+    two_way = frozenset(ru_to_en)
+    for ru, words in one_way:
+        if ru in two_way:
+            continue
+        if ru not in ru_to_en:
+            ru_to_en[ru] = []
+            order.append(ru)
+        ru_to_en[ru].extend(words)
     return Tables(
         ru_to_en={ru: tuple(words) for ru, words in ru_to_en.items()},
         en_to_ru={en: tuple(keys) for en, keys in en_to_ru.items()},
@@ -82,7 +103,7 @@ def build_tables(entries: Iterable[tuple[str, Sequence[str]]]) -> Tables:
     )
 
 
-BUILTIN: Tables = build_tables(ENTRIES)
+BUILTIN: Tables = build_tables(ENTRIES, COLLOQUIAL)
 
 
 @functools.lru_cache(maxsize=16)
@@ -95,7 +116,7 @@ def tables_for(vocabulary: tuple[VocabularyRow, ...]) -> Tables:
     """
     if not vocabulary:
         return BUILTIN
-    return build_tables([*ENTRIES, *((row.stem, row.words) for row in vocabulary)])
+    return build_tables([*ENTRIES, *((row.stem, row.words) for row in vocabulary)], COLLOQUIAL)
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import msgspec
 
 from mbank.contract import BUILTIN_WEIGHTS, LAYER_WEIGHTS, effective_weights
 from mbank.lang import (
+    EVIDENCE_STOP,
     ROUTE_STOP,
     QueryTerm,
     bridge_keys,
@@ -351,6 +352,10 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
     tables = tables_for(snapshot.vocabulary)
     concepts: list[Concept] = []
     for token in dict.fromkeys(tokenize(question)):
+        # function words (`lang.EVIDENCE_STOP`) name no topic: as concepts they only matched
+        # documents that use "то", "самое" or "after" (issue 16, third pass)
+        if token in EVIDENCE_STOP:
+            continue
         term = term_for(token, tables)
         translations = list(term.translations)
         if has_cyrillic(token):

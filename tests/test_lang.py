@@ -10,6 +10,7 @@ import pytest
 from mbank import lang
 from mbank.lang import (
     BUILTIN,
+    COLLOQUIAL,
     ENTRIES,
     RU_STOP,
     bridge_keys,
@@ -216,9 +217,25 @@ def test_homonym_traps_named_by_the_spec_resolve_to_exact_form_keys() -> None:
 def test_ru_keys_are_sorted_longest_first_keeping_entry_order_on_ties() -> None:
     keys = BUILTIN.ru_keys
     assert [len(key) for key in keys] == sorted((len(key) for key in keys), reverse=True)
-    first_seen = list(dict.fromkeys(key for key, _ in ENTRIES))
+    # the two-way entries first, then the one-way colloquial rows (issue 16, third pass)
+    first_seen = list(dict.fromkeys(key for key, _ in (*ENTRIES, *COLLOQUIAL)))
     for length in {len(key) for key in keys}:
         assert [k for k in keys if len(k) == length] == [k for k in first_seen if len(k) == length]
+
+
+def test_one_way_rows_translate_russian_to_english_but_not_back() -> None:
+    tables = build_tables([("кот", ("cat",))], [("почт", ("mail", "email")), ("кот", ("tomcat",))])
+    assert tables.ru_to_en == {"кот": ("cat",), "почт": ("mail", "email")}
+    assert tables.en_to_ru == {"cat": ("кот",)}
+    assert tables.ru_keys == ("почт", "кот")
+
+
+def test_the_builtin_tables_translate_everyday_russian_one_way() -> None:
+    assert term_for("почтового").translations == ("mail", "email")
+    assert term_for("история").translations == ("history",)
+    assert "mail" not in BUILTIN.en_to_ru and "history" not in BUILTIN.en_to_ru
+    # a prefixed verb no longer falls under a shorter key by verbal-prefix stripping (на+чат)
+    assert term_for("начать").translations == ("start", "begin")
 
 
 def test_tables_merge_entries_with_one_key_and_list_en_to_ru_without_duplicates() -> None:

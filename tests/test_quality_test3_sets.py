@@ -13,7 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_route_quality_testset import BANKS, CYRILLIC, REPO, _bank_snapshot, load, reused_runs, words
+from test_route_quality_testset import (
+    BANKS,
+    CYRILLIC,
+    REPO,
+    _bank_snapshot,
+    load,
+    reused_runs,
+    words,
+)
 
 from bench import route_quality
 

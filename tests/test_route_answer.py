@@ -116,14 +116,14 @@ def test_a_concept_weighs_by_its_most_common_form_blended_with_a_flat_share(
 def test_an_untranslated_russian_word_weighs_as_much_as_the_bank_is_russian(
     tmp_path: Path,
 ) -> None:
-    # «ночные» is not in the dictionary: in an English bank it could not have matched
+    # «лунные» is not in the dictionary: in an English bank it could not have matched
     # anything, so it is no evidence either way; in a Russian bank its absence counts
     write(
         tmp_path,
         "ops/snapshots.md",
         document("Snapshots", "How snapshots are written.", body="A snapshot is written.\n"),
     )
-    english = evidence(Bank(tmp_path).refresh(), "ночные снапшоты")
+    english = evidence(Bank(tmp_path).refresh(), "лунные снапшоты")
     assert english.known == [False, True]
     assert english.weights[0] == 0.0
     assert english.known_share == 1.0
@@ -132,12 +132,46 @@ def test_an_untranslated_russian_word_weighs_as_much_as_the_bank_is_russian(
         "ops/ru.md",
         document("Журнал", "Как пишется журнал.", body="Журнал пишется по-русски.\n"),
     )
-    mixed = evidence(Bank(tmp_path).refresh(), "ночные снапшоты")
+    mixed = evidence(Bank(tmp_path).refresh(), "лунные снапшоты")
     assert mixed.weights[0] > 0.0
     assert mixed.known_share < 1.0
+
+
+def test_an_everyday_russian_word_is_translated_and_its_absence_from_an_english_bank_counts(
+    tmp_path: Path,
+) -> None:
+    # «ночные» (nightly) is an everyday word of the one-way table (lang_data/colloquial.tsv,
+    # issue 16 third pass): its English form is looked for, and a bank that never says "night"
+    # does not hold the concept, so it weighs against an answer instead of weighing nothing
+    write(
+        tmp_path,
+        "ops/snapshots.md",
+        document("Snapshots", "How snapshots are written.", body="A snapshot is written.\n"),
+    )
+    found = evidence(Bank(tmp_path).refresh(), "ночные снапшоты")
+    assert found.known == [False, True]
+    assert found.weights[0] > 0.0
+    assert found.known_share < 1.0
 
 
 def test_answer_strength_weighs_what_the_bank_holds_twice() -> None:
     assert answer_strength(1.0, 1.0) == 1.0
     assert answer_strength(0.0, 0.9) == ANSWER_MIN
     assert answer_strength(0.3, 0.75) == ANSWER_MIN
+
+
+def test_function_words_are_not_concepts_of_the_final_ranking(tmp_path: Path) -> None:
+    # issue 16, third pass: «то», «самое», «после» and "after" name no topic; as concepts they
+    # ranked documents that merely use them (in a Russian bank, nearly every one)
+    snapshot = release_bank(tmp_path)
+    index = SearchIndex()
+    index.sync(snapshot)
+    question = "что такое release и почему это не то же самое после archives, after all"
+    literals = [concept.literal for concept in build_concepts(snapshot, index, question)]
+    assert literals == ["release", "archives"]
+    assert {"такое", "самое", "то", "после", "after"} <= EVIDENCE_STOP
+
+
+def test_a_question_of_only_function_words_lists_nothing(tmp_path: Path) -> None:
+    result = final(release_bank(tmp_path), "то самое после всего")
+    assert result["results"] == [] and result["answered"] is False
