@@ -259,6 +259,8 @@ class Concept(msgspec.Struct, frozen=True):
     body: tuple[Variant, ...]
     # every translation is a transliteration-bridge guess (no dictionary or mined pair)
     guessed: bool = False
+    # its dictionary key was found only after stripping a verbal prefix (пере+загрузка -> загрузк)
+    stripped: bool = False
 
 
 def route_layer_weights(layers: LayerMap) -> dict[str, float]:
@@ -381,7 +383,8 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
             )
             if form not in body:
                 body[form] = Variant(form, discount, shown)
-        concepts.append(Concept(token, tuple(header), tuple(body.values()), guessed))
+        stripped = term.stem is not None and not token.replace("ё", "е").startswith(term.stem)
+        concepts.append(Concept(token, tuple(header), tuple(body.values()), guessed, stripped))
     return concepts
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
+import pytest
 from test_route import document, final, write
 
 from mbank.lang import EVIDENCE_STOP, ROUTE_STOP
@@ -17,6 +19,7 @@ from mbank.route import _header_matches, build_concepts, figures, named_terms
 from mbank.route_answer import (
     ANSWER_MIN,
     FLAT_SHARE,
+    STRIPPED_CERTAINTY,
     UNKNOWN_NAME_WEIGHT,
     Evidence,
     answer_strength,
@@ -175,3 +178,29 @@ def test_function_words_are_not_concepts_of_the_final_ranking(tmp_path: Path) ->
 def test_a_question_of_only_function_words_lists_nothing(tmp_path: Path) -> None:
     result = final(release_bank(tmp_path), "то самое после всего")
     assert result["results"] == [] and result["answered"] is False
+
+
+def test_a_translation_found_by_stripping_a_verbal_prefix_is_half_the_evidence(
+    tmp_path: Path,
+) -> None:
+    # перезагрузку (a reboot) falls under загрузк (load) only once «пере» is stripped: the bank
+    # that speaks of loading is not known to speak of rebooting (issue 16, third pass)
+    write(
+        tmp_path,
+        "ops/load.md",
+        document("Loading", "How the tool loads its state.", body="The load step reads state.\n"),
+    )
+    found = evidence(Bank(tmp_path).refresh(), "перезагрузку загрузку")
+    assert [c.stripped for c in found_concepts(tmp_path, "перезагрузку загрузку")] == [True, False]
+    assert found.known == [True, True]
+    assert found.certainty == [STRIPPED_CERTAINTY, 1.0]
+    assert found.known_share == pytest.approx(
+        (found.weights[0] * STRIPPED_CERTAINTY + found.weights[1]) / found.total
+    )
+
+
+def found_concepts(root: Path, question: str) -> list[Any]:
+    snapshot = Bank(root).refresh()
+    index = SearchIndex()
+    index.sync(snapshot)
+    return list(build_concepts(snapshot, index, question))
