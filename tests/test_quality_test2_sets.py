@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 from test_route_quality_testset import (
     BANKS,
-    CYRILLIC,
     REPO,
     _bank_snapshot,
-    load,
-    reused_runs,
-    words,
+    assert_forty_paraphrased_questions_per_language_and_kind,
+    assert_no_question_or_id_repeats,
+    ungoverned_gold,
 )
 
 from bench import route_quality
@@ -40,26 +39,12 @@ def test_each_real_bank_has_a_route_and_a_search_file() -> None:
 
 @pytest.mark.parametrize("path", ROUTE_FILES, ids=lambda p: p.stem)
 def test_counts_languages_and_paraphrase_rule(path: Path) -> None:
-    questions = load(path).questions
-    counts: dict[tuple[str, bool], int] = {}
-    for q in questions:
-        counts[(q.lang, bool(q.gold))] = counts.get((q.lang, bool(q.gold)), 0) + 1
-        assert bool(CYRILLIC.search(q.question)) == (q.lang == "ru"), q.id
-        assert len(q.gold) <= 3 and len(q.gold_title) == len(q.gold) == len(q.gold_purpose)
-        assert not reused_runs(q.question, [*q.gold_title, *q.gold_purpose]), q.id
-    assert counts == {("en", True): 10, ("ru", True): 10, ("en", False): 10, ("ru", False): 10}
-    assert len({q.id for q in questions}) == len({q.question for q in questions}) == 40
+    assert_forty_paraphrased_questions_per_language_and_kind(path)
 
 
 @pytest.mark.parametrize("path", ROUTE_FILES, ids=lambda p: p.stem)
 def test_no_question_or_id_repeats_an_older_set(path: Path) -> None:
-    fresh = load(path).questions
-    for folder in OLDER_ROUTE_DIRS:
-        older = load(REPO / "tests" / folder / path.name).questions
-        assert {q.id for q in fresh} & {q.id for q in older} == set()
-        assert {" ".join(words(q.question)) for q in fresh} & {
-            " ".join(words(q.question)) for q in older
-        } == set()
+    assert_no_question_or_id_repeats(path, OLDER_ROUTE_DIRS)
 
 
 @pytest.mark.parametrize("bank", BANKS)
@@ -83,19 +68,7 @@ def test_search_file_has_new_literals_in_the_benchmark_format(bank: str) -> None
 def test_gold_exists_with_its_title_and_purpose_and_is_governed(
     path: Path, corpus: dict[str, Path]
 ) -> None:
-    question_set = load(path)
-    docs = _bank_snapshot(corpus, question_set.bank).docs
-    wrong = [
-        f"{q.id}: {gold}"
-        for q in question_set.questions
-        for gold, title, purpose in zip(q.gold, q.gold_title, q.gold_purpose, strict=True)
-        if gold not in docs
-        or (docs[gold].title, docs[gold].purpose) != (title, purpose)
-        or docs[gold].doc_function == "template"
-        or docs[gold].layer == "inbox"
-        or docs[gold].status == "archived"
-    ]
-    assert wrong == []
+    assert ungoverned_gold(path, corpus) == []
 
 
 @pytest.mark.corpus

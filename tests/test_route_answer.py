@@ -116,17 +116,22 @@ def test_a_concept_weighs_by_its_most_common_form_blended_with_a_flat_share(
     ]
 
 
+def snapshots_bank(root: Path) -> Snapshot:
+    """An English bank of one document about snapshots."""
+    write(
+        root,
+        "ops/snapshots.md",
+        document("Snapshots", "How snapshots are written.", body="A snapshot is written.\n"),
+    )
+    return Bank(root).refresh()
+
+
 def test_an_untranslated_russian_word_weighs_as_much_as_the_bank_is_russian(
     tmp_path: Path,
 ) -> None:
     # «лунные» is not in the dictionary: in an English bank it could not have matched
     # anything, so it is no evidence either way; in a Russian bank its absence counts
-    write(
-        tmp_path,
-        "ops/snapshots.md",
-        document("Snapshots", "How snapshots are written.", body="A snapshot is written.\n"),
-    )
-    english = evidence(Bank(tmp_path).refresh(), "лунные снапшоты")
+    english = evidence(snapshots_bank(tmp_path), "лунные снапшоты")
     assert english.known == [False, True]
     assert english.weights[0] == 0.0
     assert english.known_share == 1.0
@@ -146,12 +151,7 @@ def test_an_everyday_russian_word_is_translated_and_its_absence_from_an_english_
     # «ночные» (nightly) is an everyday word of the one-way table (lang_data/colloquial.tsv,
     # issue 16 third pass): its English form is looked for, and a bank that never says "night"
     # does not hold the concept, so it weighs against an answer instead of weighing nothing
-    write(
-        tmp_path,
-        "ops/snapshots.md",
-        document("Snapshots", "How snapshots are written.", body="A snapshot is written.\n"),
-    )
-    found = evidence(Bank(tmp_path).refresh(), "ночные снапшоты")
+    found = evidence(snapshots_bank(tmp_path), "ночные снапшоты")
     assert found.known == [False, True]
     assert found.weights[0] > 0.0
     assert found.known_share < 1.0

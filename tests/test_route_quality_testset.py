@@ -63,6 +63,32 @@ def load(path: Path) -> QuestionSet:
     return route_quality.load_set(path)
 
 
+def assert_forty_paraphrased_questions_per_language_and_kind(path: Path) -> None:
+    """The later held-out sets' shape: 10 answerable and 10 unanswerable per language, each in
+    its language's script, with 0-3 gold documents and no three-word run of their headers."""
+    questions = load(path).questions
+    counts: dict[tuple[str, bool], int] = {}
+    for q in questions:
+        counts[(q.lang, bool(q.gold))] = counts.get((q.lang, bool(q.gold)), 0) + 1
+        assert bool(CYRILLIC.search(q.question)) == (q.lang == "ru"), q.id
+        assert len(q.gold) <= 3 and len(q.gold_title) == len(q.gold) == len(q.gold_purpose)
+        assert not reused_runs(q.question, [*q.gold_title, *q.gold_purpose]), q.id
+    assert counts == {("en", True): 10, ("ru", True): 10, ("en", False): 10, ("ru", False): 10}
+    assert len({q.id for q in questions}) == len({q.question for q in questions}) == 40
+
+
+def assert_no_question_or_id_repeats(path: Path, older_folders: Sequence[str]) -> None:
+    """No id and no question (compared word by word) of `path` is in the same bank's file of
+    any of `older_folders` under tests/."""
+    fresh = load(path).questions
+    for folder in older_folders:
+        older = load(REPO / "tests" / folder / path.name).questions
+        assert {q.id for q in fresh} & {q.id for q in older} == set()
+        assert {" ".join(words(q.question)) for q in fresh} & {
+            " ".join(words(q.question)) for q in older
+        } == set()
+
+
 def test_paraphrase_checker_catches_a_run_across_case_punctuation_and_identifiers() -> None:
     assert reused_runs("Where is the Stop-and-ASK rule?", ["stop and ask"]) == {
         ("stop", "and", "ask")
@@ -159,6 +185,23 @@ def _bank_snapshot(corpus: Mapping[str, Path], bank: str) -> Snapshot:
     if bank not in corpus:
         pytest.skip(f"{bank} is not among MBANK_TEST_ROOTS")
     return Bank(corpus[bank]).refresh()
+
+
+def ungoverned_gold(path: Path, corpus: Mapping[str, Path]) -> list[str]:
+    """`id: gold` of every gold document of `path` that is missing from its bank, has another
+    title or purpose than recorded, or is a template, an inbox note or archived."""
+    question_set = load(path)
+    docs = _bank_snapshot(corpus, question_set.bank).docs
+    return [
+        f"{q.id}: {gold}"
+        for q in question_set.questions
+        for gold, title, purpose in zip(q.gold, q.gold_title, q.gold_purpose, strict=True)
+        if gold not in docs
+        or (docs[gold].title, docs[gold].purpose) != (title, purpose)
+        or docs[gold].doc_function == "template"
+        or docs[gold].layer == "inbox"
+        or docs[gold].status == "archived"
+    ]
 
 
 @pytest.mark.corpus
