@@ -18,7 +18,9 @@ from test_route_quality_testset import (
     REPO,
     assert_forty_paraphrased_questions_per_language_and_kind,
     assert_no_question_or_id_repeats,
+    load,
     ungoverned_gold,
+    words,
 )
 
 from bench import route_quality
@@ -33,18 +35,27 @@ def test_each_real_bank_has_a_route_file() -> None:
 
 
 @pytest.mark.parametrize("path", ROUTE_FILES, ids=lambda p: p.stem)
-def test_counts_languages_and_paraphrase_rule(path: Path) -> None:
+def test_counts_paraphrase_rule_and_nothing_repeated_from_the_older_sets(path: Path) -> None:
+    # the same shape as route_quality_test2 (10 + 10 per language and kind), and new to all three
+    # older sets, so no question was seen before this set was run
     assert_forty_paraphrased_questions_per_language_and_kind(path)
-
-
-@pytest.mark.parametrize("path", ROUTE_FILES, ids=lambda p: p.stem)
-def test_no_question_or_id_repeats_an_older_set(path: Path) -> None:
     assert_no_question_or_id_repeats(path, OLDER_ROUTE_DIRS)
 
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("path", ROUTE_FILES, ids=lambda p: p.stem)
-def test_gold_exists_with_its_title_and_purpose_and_is_governed(
+def test_gold_is_governed_and_each_tempting_question_reuses_the_banks_words(
     path: Path, corpus: dict[str, Path]
 ) -> None:
     assert ungoverned_gold(path, corpus) == []
+    question_set = load(path)
+    root = corpus[question_set.bank]
+    # the bank's words, whole: a long word, or an English one however short ("CI", "log")
+    vocabulary = {w for doc in root.rglob("*.md") for w in words(doc.read_text(encoding="utf-8"))}
+    tempting = [q for q in question_set.questions if q.note.startswith("tempting")]
+    assert len(tempting) == 10
+    assert [
+        q.id
+        for q in tempting
+        if not any((len(w) >= 5 or w.isascii()) and w in vocabulary for w in words(q.question))
+    ] == []
