@@ -144,10 +144,31 @@ def _defining_patterns(literal: str) -> tuple[re.Pattern[str], re.Pattern[str], 
 
 
 def _best_line(body: str, literal: str) -> float:
+    """`DEFINING_LINE` when a line of `body` defines `literal` (a row or list item that starts
+    with it, a deeper heading that names it, a label before it), else `LEAD_IN` when a line
+    leads in with it, else 0.
+
+    Each of the three patterns can match only from the start of a line where an occurrence
+    of the literal starts (what comes before the literal never holds a newline), so only
+    those lines are tried, each from its start, every occurrence counted (overlapping ones
+    too): the same answer as a multi-line `search` of the whole body, without its scan of
+    every line, which was half of a search's time at 10,000 documents.
+    """
     row_or_item, heading, lead_in = _defining_patterns(literal)
-    if row_or_item.search(body) or heading.search(body) or _labelled(body, literal):
+    leads_in = False
+    tried = -1
+    at = body.find(literal)
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        if start != tried:
+            tried = start
+            if row_or_item.match(body, start) or heading.match(body, start):
+                return DEFINING_LINE
+            leads_in = leads_in or lead_in.match(body, start) is not None
+        at = body.find(literal, at + 1)
+    if _labelled(body, literal):
         return DEFINING_LINE
-    return LEAD_IN if lead_in.search(body) else 0.0
+    return LEAD_IN if leads_in else 0.0
 
 
 def _labelled(body: str, literal: str) -> bool:
@@ -187,15 +208,23 @@ def topic_share(doc: Doc, literal: str) -> float:
     return shared / len(pieces) if shared >= TOPIC_PIECES else 0.0
 
 
+@functools.lru_cache(maxsize=256)
+def _literal_forms(literal: str) -> tuple[str, str, str]:
+    """The forms of `literal` `definition_score` compares with every holder, made once per
+    literal: its last path segment, that segment without `.md`, and its words joined by `_`
+    (a `canonical_for` key's form)."""
+    stem = literal.strip("/").rsplit("/", 1)[-1]
+    return stem, stem.removesuffix(".md"), "_".join(_WORD.findall(literal))
+
+
 def definition_score(doc: Doc, body: str, literal: str, count: int) -> float:
     """How much `doc` reads as the document that defines `literal` (lower-cased)."""
     best_line = _best_line(body, literal) if literal in body else 0.0
     score = best_line
-    stem = literal.strip("/").rsplit("/", 1)[-1]
+    stem, bare_stem, key_form = _literal_forms(literal)
     segments = [part.lower().removesuffix(".md") for part in doc.path.split("/")]
-    if stem and (stem in segments or stem.removesuffix(".md") in segments):
+    if stem and (stem in segments or bare_stem in segments):
         score += NAMED_BY_PATH
-    key_form = "_".join(_WORD.findall(literal))
     if key_form and any(key_form in key.lower() for key in doc.canonical_for):
         score += OWNS
     if literal in doc.title.lower() or literal in doc.purpose.lower():
