@@ -3,6 +3,7 @@ about the literal's word pieces (`mbank/literal.py`)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -14,9 +15,9 @@ from mbank.literal import (
     LEAD_IN,
     TOPIC,
     _best_line,
-    _defining_patterns,
-    _labelled,
+    defining_shapes,
     definition_score,
+    labelled_at,
     topic_share,
 )
 from mbank.search import SearchIndex, search
@@ -88,10 +89,18 @@ def test_the_excerpt_is_the_labelled_line_not_an_earlier_mention(tmp_path: Path)
 
 def _best_line_by_whole_body_search(body: str, literal: str) -> float:
     """`_best_line` as it was before it looked only at the lines holding the literal: each
-    pattern searched over the whole body (the reference the faster one must equal)."""
-    row_or_item, heading, lead_in = _defining_patterns(literal)
-    if row_or_item.search(body) or heading.search(body) or _labelled(body, literal):
+    shape searched over the whole body as a multi-line pattern, then the label check over
+    the non-overlapping occurrences (the reference the faster one must equal)."""
+    row_or_item, heading, lead_in = (
+        re.compile(f"^{shape}", re.M) for shape in defining_shapes(literal)
+    )
+    if row_or_item.search(body) or heading.search(body):
         return DEFINING_LINE
+    at = body.find(literal)
+    while at >= 0:
+        if labelled_at(body, body.rfind("\n", 0, at) + 1, at):
+            return DEFINING_LINE
+        at = body.find(literal, at + len(literal))
     return LEAD_IN if lead_in.search(body) else 0.0
 
 
