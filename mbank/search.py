@@ -734,7 +734,10 @@ def search(
             for path in (crossing - exact) & base.keys():
                 base[path] += translated_bonus
     if " " in phrase:
-        for path in phrase_holders(index, phrase, set(base)):
+        # `phrase_holders(index, phrase, set(base))`, known already: a phrase with a space is
+        # exact, so `_exact_tier` took every allowed body holding it (it occurs there at
+        # least once), and `base` holds allowed paths only
+        for path in taken & base.keys():
             base[path] += 25
     factor = {path: 0.3 for path in meta.archived & base.keys()}
 

@@ -7,6 +7,7 @@ index cannot happen (ARCHITECTURE.md, "The snapshot").
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import time
@@ -110,12 +111,42 @@ def _facts(info: os.stat_result) -> Facts:
     return (info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
-def _by_directory(records: Mapping[str, _Cached]) -> dict[str, dict[str, _Cached]]:
-    grouped: dict[str, dict[str, _Cached]] = {}
+def _facts_by_directory(records: Mapping[str, _Cached]) -> dict[str, dict[str, Facts]]:
+    """The facts of every record that is not racy, by directory prefix, then file name: a
+    racy record is left out, so `_unchanged` sees it as a document that came and says no."""
+    grouped: dict[str, dict[str, Facts]] = {}
     for path, record in records.items():
+        if record.racy:
+            continue
         prefix, _, name = path.rpartition("/")
-        grouped.setdefault(prefix + "/" if prefix else "", {})[name] = record
+        grouped.setdefault(prefix + "/" if prefix else "", {})[name] = record.facts
     return grouped
+
+
+_NO_FACTS: dict[str, Facts] = {}
+# `_facts` in one C call: the unchanged check reads it once per document on every read
+_stat_facts = operator.attrgetter("st_mtime_ns", "st_size", "st_ctime_ns", "st_ino", "st_dev")
+
+
+def _joined(directory: str, name: str) -> str:
+    """`os.path.join(directory, name)` for a normalised directory, without its Python cost."""
+    return directory + name if directory.endswith("/") else f"{directory}/{name}"
+
+
+def _is_document_or_directory(entry: os.DirEntry[str], name: str) -> bool:
+    """Whether `_list_directory` would keep `entry` (`name`) as a document or subdirectory."""
+    if name.startswith(".") or name in SKIPPED_DIRECTORIES:
+        return False
+    if not name.isascii():
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    if entry.is_symlink():
+        return False
+    if entry.is_dir(follow_symlinks=False):
+        return True
+    return name.endswith(".md") and entry.is_file(follow_symlinks=False)
 
 
 def _read(absolute: str) -> tuple[Facts, bytes] | None:
@@ -180,8 +211,9 @@ class Bank:
         self.real_root = os.path.realpath(self.root)
         self.cache = cache
         self._cache: dict[str, _Cached] = {}
-        # the same records by directory prefix, then file name (what `_unchanged` checks)
-        self._by_directory: dict[str, dict[str, _Cached]] = {}
+        # the facts of the records not racy, by directory prefix, then file name (what
+        # `_unchanged` checks)
+        self._facts_by_directory: dict[str, dict[str, Facts]] = {}
         self._snapshot: Snapshot | None = None
         self._generation = 0
         self.last_refresh_parsed = 0
@@ -226,7 +258,7 @@ class Bank:
         if not changed and len(seen) != len(self._cache):
             changed = True  # a document vanished (every path seen was cached and unchanged)
         self._cache = seen
-        self._by_directory = _by_directory(seen)
+        self._facts_by_directory = _facts_by_directory(seen)
         self.last_refresh_parsed = parsed
         self.parsed_since_persisted += parsed
         if self.cache is not None and persisted:
@@ -242,30 +274,41 @@ class Bank:
     def _unchanged(self) -> bool:
         """Whether every document is as the last refresh left it and none came or went: the
         walk and a stat per document compared with the facts kept per directory, nothing
-        more (no path is even built). Any difference, or a racy document, is left to the
-        full refresh."""
-        by_directory = self._by_directory
+        more. Any difference, or a racy document, is left to the full refresh.
+
+        This runs before every read, so it is `_list_directory` narrowed to the question
+        asked: a name the last refresh kept as a document (never hidden, never a surrogate,
+        always `.md`) is still one exactly when it is still a regular file
+        (`is_file(follow_symlinks=False)` is false for a symlink), and its facts are read
+        with one C-level `attrgetter` call; only other names are classified in full.
+        """
+        facts_by_directory = self._facts_by_directory
+        stack: list[tuple[str, str]] = [(self.root, "")]
         checked = 0
-        for _, prefix, documents in _walk_listings(self.root):
-            if not documents:
-                continue
-            known = by_directory.get(prefix)
-            if known is None:
+        while stack:
+            directory, prefix = stack.pop()
+            known = facts_by_directory.get(prefix, _NO_FACTS)
+            try:
+                descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            except OSError:
                 return False
-            for name, info in documents:
-                cached = known.get(name)
-                if cached is None or cached.racy:
-                    return False
-                # `_facts`, inlined: this line runs once per document on every call
-                if (
-                    info.st_mtime_ns,
-                    info.st_size,
-                    info.st_ctime_ns,
-                    info.st_ino,
-                    info.st_dev,
-                ) != cached.facts:
-                    return False
-            checked += len(documents)
+            try:
+                with os.scandir(descriptor) as entries:
+                    for entry in entries:
+                        name = entry.name
+                        facts = known.get(name)
+                        if facts is not None and entry.is_file(follow_symlinks=False):
+                            if _stat_facts(entry.stat(follow_symlinks=False)) != facts:
+                                return False
+                            checked += 1
+                        elif _is_document_or_directory(entry, name):
+                            if not entry.is_dir(follow_symlinks=False):
+                                return False  # a document that came, or one turned racy
+                            stack.append((_joined(directory, name), prefix + name + "/"))
+            except OSError:
+                return False
+            finally:
+                os.close(descriptor)
         return checked == len(self._cache)
 
     def cache_report(self) -> dict[str, object]:

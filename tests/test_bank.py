@@ -551,3 +551,44 @@ def test_entries_that_cannot_be_listed_or_read_are_skipped_with_a_debug_line(
     monkeypatch.delenv("MBANK_DEBUG")
     Bank(tmp_path).refresh()
     assert capsys.readouterr().err == ""  # silent outside debug mode
+
+
+HARMLESS: dict[str, Callable[[Path], object]] = {
+    "a hidden document": lambda root: write(root, "notes/.draft.md", "x"),
+    "a file that is not markdown": lambda root: write(root, "notes/a.txt", "x"),
+    "an empty directory": lambda root: (root / "empty").mkdir(),
+    "a document in a skipped directory": lambda root: write(root, "node_modules/a.md", "x"),
+    "a symlink named like a document": lambda root: (root / "link.md").symlink_to("a.md"),
+}
+NOTICED: dict[str, Callable[[Path], object]] = {
+    "a new document": lambda root: write(root, "c.md", "new"),
+    "a new document in a new directory": lambda root: write(root, "new/deep/c.md", "new"),
+    "a document deleted": lambda root: (root / "notes" / "b.md").unlink(),
+    "a document replaced by a symlink": lambda root: (
+        (root / "notes" / "b.md").unlink(),
+        (root / "notes" / "b.md").symlink_to("../a.md"),
+    ),
+    "a document replaced by a directory": lambda root: (
+        (root / "notes" / "b.md").unlink(),
+        (root / "notes" / "b.md").mkdir(),
+    ),
+    "a document's directory renamed": lambda root: (root / "notes").rename(root / "other"),
+    "a document edited": lambda root: write(root, "a.md", "edited"),
+}
+
+
+@pytest.mark.parametrize("change", [*HARMLESS, *NOTICED])
+def test_the_unchanged_check_agrees_with_a_full_walk(tmp_path: Path, change: str) -> None:
+    # the check every read runs first (`Bank._unchanged`) takes a name it kept as a document
+    # on its facts alone; anything else is classified as the full walk would
+    write(tmp_path, "a.md", "a")
+    write(tmp_path, "notes/b.md", "b")
+    time.sleep(0.12)  # older than the racy window: the facts are trusted
+    bank = Bank(tmp_path)
+    first = bank.refresh()
+    assert bank._unchanged()
+    {**HARMLESS, **NOTICED}[change](tmp_path)
+    assert bank._unchanged() is (change in HARMLESS)
+    after = bank.refresh()
+    assert (after is first) is (change in HARMLESS)
+    assert summary(after) == summary(Bank(tmp_path).refresh())

@@ -3,11 +3,23 @@ about the literal's word pieces (`mbank/literal.py`)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_route import document, write
 
-from mbank.literal import DEFINING_LINE, TOPIC, definition_score, topic_share
+from mbank.literal import (
+    DEFINING_LINE,
+    LEAD_IN,
+    TOPIC,
+    _best_line,
+    defining_shapes,
+    definition_score,
+    labelled_at,
+    topic_share,
+)
 from mbank.search import SearchIndex, search
 from mbank.snapshot import Bank
 
@@ -73,3 +85,46 @@ def test_the_excerpt_is_the_labelled_line_not_an_earlier_mention(tmp_path: Path)
     write(tmp_path, "a.md", document("A", body=body))
     result = search(Bank(tmp_path).refresh(), SearchIndex(), PATH)
     assert result["results"][0]["excerpt"] == f"- committed test data: `{PATH}`"
+
+
+def _best_line_by_whole_body_search(body: str, literal: str) -> float:
+    """`_best_line` as it was before it looked only at the lines holding the literal: each
+    shape searched over the whole body as a multi-line pattern, then the label check over
+    the non-overlapping occurrences (the reference the faster one must equal)."""
+    row_or_item, heading, lead_in = (
+        re.compile(f"^{shape}", re.M) for shape in defining_shapes(literal)
+    )
+    if row_or_item.search(body) or heading.search(body):
+        return DEFINING_LINE
+    at = body.find(literal)
+    while at >= 0:
+        if labelled_at(body, body.rfind("\n", 0, at) + 1, at):
+            return DEFINING_LINE
+        at = body.find(literal, at + len(literal))
+    return LEAD_IN if lead_in.search(body) else 0.0
+
+
+# bodies made of the pieces the three shapes are built from, so most draws hold the literal
+# at a line start, after a list mark, a table bar, a heading, a label or decoration
+_PIECES = ("\n", " ", "\t", "- ", "* ", "1. ", "2) ", "|", "## ", "# ", "`", "**", "'", "[")
+_TAILS = (":", " —", "–", "=", "(", "-", " x", "]", "a:", "label: ", "aa", "a\n")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    literal=st.sampled_from(("a", "aa", "a:a", "ft-", "x.json", "a\na", "`a", "-a", "a b")),
+    pieces=st.lists(
+        st.one_of(
+            st.sampled_from(_PIECES), st.sampled_from(_TAILS), st.text("ab: \n-", max_size=4)
+        ),
+        max_size=30,
+    ),
+    at=st.lists(st.integers(0, 30), max_size=4),
+)
+def test_best_line_equals_a_whole_body_search(
+    literal: str, pieces: list[str], at: list[int]
+) -> None:
+    for position in sorted(at, reverse=True):
+        pieces.insert(min(position, len(pieces)), literal)
+    body = "".join(pieces)
+    assert _best_line(body, literal) == _best_line_by_whole_body_search(body, literal)
