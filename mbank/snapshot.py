@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Mapping
+from typing import Literal
 
 import msgspec
 
@@ -47,6 +48,28 @@ def _debug(message: str) -> None:
 Listing = tuple[list[tuple[str, os.stat_result]], list[tuple[str, str]]]
 
 
+def _entry_kind(entry: os.DirEntry[str], name: str) -> Literal["document", "directory"] | None:
+    """What the walk keeps a directory entry as (spec 01 §1.2): a document (a regular `.md`
+    file), a subdirectory, or nothing (a hidden name, a surrogate-escaped name that could not
+    be addressed in JSON, a symlink, a skipped directory, any other file). The one statement
+    of that rule, for the full listing and for the unchanged check; raises OSError for an
+    entry gone since the listing."""
+    if name.startswith("."):
+        return None
+    if not name.isascii():
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    if entry.is_symlink():
+        return None
+    if entry.is_dir(follow_symlinks=False):
+        return None if name in SKIPPED_DIRECTORIES else "directory"
+    if name.endswith(".md") and entry.is_file(follow_symlinks=False):
+        return "document"
+    return None
+
+
 def _list_directory(directory: str, prefix: str) -> Listing:
     """The documents (name, stat) and subdirectories of one bank directory (spec 01 §1.2).
 
@@ -66,20 +89,11 @@ def _list_directory(directory: str, prefix: str) -> Listing:
             listed = list(entries)
         for entry in listed:
             name = entry.name
-            if name.startswith("."):
-                continue
-            if not name.isascii():
-                try:
-                    name.encode("utf-8")
-                except UnicodeEncodeError:
-                    continue  # surrogate-escaped name: it could not be addressed in JSON
             try:
-                if entry.is_symlink():
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    if name not in SKIPPED_DIRECTORIES:
-                        subdirectories.append((os.path.join(directory, name), prefix + name + "/"))
-                elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                kind = _entry_kind(entry, name)
+                if kind == "directory":
+                    subdirectories.append((os.path.join(directory, name), prefix + name + "/"))
+                elif kind == "document":
                     documents.append((name, entry.stat(follow_symlinks=False)))
             except OSError as exc:  # gone since the listing: as if it had never been there
                 _debug(f"cannot stat {os.path.join(directory, name)}: {exc}")
@@ -107,8 +121,14 @@ def walk_documents(root: str) -> Iterator[tuple[str, str]]:
             yield prefix + name, os.path.join(directory, name)
 
 
+# a file's five facts in one C call: the unchanged check reads them once per document on
+# every read, so it calls this directly rather than through `_facts`
+_FACT_FIELDS = operator.attrgetter("st_mtime_ns", "st_size", "st_ctime_ns", "st_ino", "st_dev")
+
+
 def _facts(info: os.stat_result) -> Facts:
-    return (info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino, info.st_dev)
+    facts: Facts = _FACT_FIELDS(info)
+    return facts
 
 
 def _facts_by_directory(records: Mapping[str, _Cached]) -> dict[str, dict[str, Facts]]:
@@ -124,29 +144,11 @@ def _facts_by_directory(records: Mapping[str, _Cached]) -> dict[str, dict[str, F
 
 
 _NO_FACTS: dict[str, Facts] = {}
-# `_facts` in one C call: the unchanged check reads it once per document on every read
-_stat_facts = operator.attrgetter("st_mtime_ns", "st_size", "st_ctime_ns", "st_ino", "st_dev")
 
 
 def _joined(directory: str, name: str) -> str:
     """`os.path.join(directory, name)` for a normalised directory, without its Python cost."""
     return directory + name if directory.endswith("/") else f"{directory}/{name}"
-
-
-def _is_document_or_directory(entry: os.DirEntry[str], name: str) -> bool:
-    """Whether `_list_directory` would keep `entry` (`name`) as a document or subdirectory."""
-    if name.startswith(".") or name in SKIPPED_DIRECTORIES:
-        return False
-    if not name.isascii():
-        try:
-            name.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-    if entry.is_symlink():
-        return False
-    if entry.is_dir(follow_symlinks=False):
-        return True
-    return name.endswith(".md") and entry.is_file(follow_symlinks=False)
 
 
 def _read(absolute: str) -> tuple[Facts, bytes] | None:
@@ -280,7 +282,7 @@ class Bank:
         asked: a name the last refresh kept as a document (never hidden, never a surrogate,
         always `.md`) is still one exactly when it is still a regular file
         (`is_file(follow_symlinks=False)` is false for a symlink), and its facts are read
-        with one C-level `attrgetter` call; only other names are classified in full.
+        with one C-level `attrgetter` call; only other names are classified in full (`_entry_kind`).
         """
         facts_by_directory = self._facts_by_directory
         stack: list[tuple[str, str]] = [(self.root, "")]
@@ -298,13 +300,15 @@ class Bank:
                         name = entry.name
                         facts = known.get(name)
                         if facts is not None and entry.is_file(follow_symlinks=False):
-                            if _stat_facts(entry.stat(follow_symlinks=False)) != facts:
+                            if _FACT_FIELDS(entry.stat(follow_symlinks=False)) != facts:
                                 return False
                             checked += 1
-                        elif _is_document_or_directory(entry, name):
-                            if not entry.is_dir(follow_symlinks=False):
+                        else:
+                            kind = _entry_kind(entry, name)
+                            if kind == "document":
                                 return False  # a document that came, or one turned racy
-                            stack.append((_joined(directory, name), prefix + name + "/"))
+                            if kind == "directory":
+                                stack.append((_joined(directory, name), prefix + name + "/"))
             except OSError:
                 return False
             finally:
