@@ -151,19 +151,25 @@ def _longest_key(word: str, keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def stem_of(token: str, tables: Tables = BUILTIN) -> str | None:
-    """The dictionary key a Cyrillic token falls under, verbal prefixes stripped (§2.3)."""
+def _dictionary_key(token: str, tables: Tables) -> tuple[str | None, bool]:
+    """The dictionary key a Cyrillic token falls under, and whether a verbal prefix had to be
+    stripped to find it (§2.3)."""
     if not has_cyrillic(token):
-        return None
+        return None, False
     found = _longest_key(token, tables.ru_keys)
     if found is not None:
-        return found
+        return found, False
     for prefix in VERBAL_PREFIXES:
         if token.startswith(prefix) and len(token) - len(prefix) >= 4:
             found = _longest_key(token[len(prefix) :], tables.ru_keys)
             if found is not None:
-                return found
-    return None
+                return found, True
+    return None, False
+
+
+def stem_of(token: str, tables: Tables = BUILTIN) -> str | None:
+    """The dictionary key a Cyrillic token falls under, verbal prefixes stripped (§2.3)."""
+    return _dictionary_key(token, tables)[0]
 
 
 class QueryTerm(msgspec.Struct, frozen=True):
@@ -172,6 +178,9 @@ class QueryTerm(msgspec.Struct, frozen=True):
     literal: str
     translations: tuple[str, ...]
     stem: str | None
+    # the key was found only after stripping a verbal prefix (пере+загрузка -> загрузк): the
+    # prefix often changes the meaning, so routing weighs such a translation less
+    prefix_stripped: bool = False
 
 
 def _unique(words: Iterable[str]) -> tuple[str, ...]:
@@ -181,9 +190,9 @@ def _unique(words: Iterable[str]) -> tuple[str, ...]:
 def term_for(token: str, tables: Tables = BUILTIN) -> QueryTerm:
     """The concept of one token (§2.4): Russian by stem, English by exact lookup."""
     if has_cyrillic(token):
-        stem = stem_of(token, tables)
+        stem, stripped = _dictionary_key(token, tables)
         translations = _unique(tables.ru_to_en.get(stem, ())) if stem is not None else ()
-        return QueryTerm(token, translations, stem)
+        return QueryTerm(token, translations, stem, stripped)
     return QueryTerm(token, _unique(tables.en_to_ru.get(token, ())), None)
 
 

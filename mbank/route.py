@@ -383,8 +383,9 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
             )
             if form not in body:
                 body[form] = Variant(form, discount, shown)
-        stripped = term.stem is not None and not token.replace("ё", "е").startswith(term.stem)
-        concepts.append(Concept(token, tuple(header), tuple(body.values()), guessed, stripped))
+        concepts.append(
+            Concept(token, tuple(header), tuple(body.values()), guessed, term.prefix_stripped)
+        )
     return concepts
 
 
