@@ -47,15 +47,16 @@ def data_rows(name: str) -> tuple[tuple[str, ...], ...]:
 # product & domain, engineering; UI, content, users/data/sync), then the frequency-derived
 # extension: the seed of `shared/data/ru-en-stems-extension.tsv` (reviewed) and stems counted
 # in the Russian corpus by the same procedure.
-ENTRIES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
-    (row[0], tuple(word for word in row[1:] if word)) for row in data_rows("dictionary")
-)
+def translation_rows(name: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A Russian stem → English words table of `lang_data/` (a key, then its words)."""
+    return tuple((row[0], tuple(word for word in row[1:] if word)) for row in data_rows(name))
+
+
+ENTRIES = translation_rows("dictionary")
 # One-way rows (issue 16, third pass): everyday and developer-chat Russian words, translated into
 # English for Russian questions over English text; an English question does not look for them
 # (`lang_data/colloquial.tsv` says why). A key the two-way dictionary also has keeps its words.
-COLLOQUIAL: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
-    (row[0], tuple(word for word in row[1:] if word)) for row in data_rows("colloquial")
-)
+COLLOQUIAL = translation_rows("colloquial")
 
 
 class Tables(msgspec.Struct, frozen=True):
