@@ -69,6 +69,7 @@ def marker_path(session_id: Any, temp_dir: str) -> str:
     if isinstance(session_id, str) and SESSION_ID.match(session_id):
         name = session_id
     elif isinstance(session_id, str) and session_id:
+        # not `model.sha256_hex`: the hook imports only the standard library and dulwich
         name = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     else:
         name = "unknown"

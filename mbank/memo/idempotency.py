@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import OrderedDict
 from typing import Any
@@ -11,6 +10,7 @@ import msgspec
 
 from mbank.memo.model import DEFAULT_IDEM_MAX_ENTRIES, IDEMPOTENCY_TTL_S, MemoError
 from mbank.memo.timestamps import iso_seconds
+from mbank.model import sha256_hex
 
 
 class IdemRecord(msgspec.Struct, frozen=True):
@@ -26,7 +26,7 @@ def fingerprint(arguments: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of the arguments, `idempotency_key` excluded."""
     data = {k: v for k, v in arguments.items() if k != "idempotency_key"}
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 class IdempotencyTable:
