@@ -173,6 +173,21 @@ def test_outside_a_git_work_tree_it_refuses(tmp_path: Path) -> None:
     assert not (plain / ".gitattributes").exists()
 
 
+@pytest.mark.parametrize("place", ["elsewhere/memory_bank", "project-bank"])
+def test_a_bank_outside_the_work_tree_is_refused(tmp_path: Path, place: str) -> None:
+    """`project-bank` shares the work tree's name as a string prefix, not as a folder."""
+    project = new_repo(tmp_path / "project")
+    bank = tmp_path / place
+    mbank_ok("init", "Demo", "--root", str(bank))
+    status, _, err = mbank("setup", "git", "--project", str(project), "--root", str(bank))
+    assert status == 1
+    assert err == (
+        f"mbank: The bank {bank} is not inside the work tree {project}; "
+        "pass --root with the bank of this repository.\n"
+    )
+    assert not (project / ".gitattributes").exists()
+
+
 def test_without_a_bank_it_refuses(tmp_path: Path) -> None:
     project = new_repo(tmp_path / "empty")
     status, _, err = mbank("setup", "git", "--project", str(project))

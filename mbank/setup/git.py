@@ -164,7 +164,7 @@ def _git(directory: str, *arguments: str) -> str | None:
 
 def git_place(project: str, bank_root: str) -> GitPlace:
     """The repository around `project`, or a refusal naming the fix."""
-    from mbank.paths import refuse
+    from mbank.paths import is_within, refuse
 
     if shutil.which("git") is None:
         raise refuse("setup-no-git", "git is not installed; install git, then run this again.")
@@ -177,13 +177,14 @@ def git_place(project: str, bank_root: str) -> GitPlace:
             f"{project} is not inside a git work tree; run `git init` there first, "
             "or pass --project DIR.",
         )
-    prefix = os.path.relpath(os.path.realpath(bank_root), os.path.realpath(top))
-    if prefix == os.pardir or prefix.startswith(os.pardir + os.sep):
+    real_bank, real_top = os.path.realpath(bank_root), os.path.realpath(top)
+    if not is_within(real_bank, real_top):
         raise refuse(
             "setup-bank-outside",
             f"The bank {bank_root} is not inside the work tree {top}; "
             "pass --root with the bank of this repository.",
         )
+    prefix = os.path.relpath(real_bank, real_top)
     prefix = "" if prefix == os.curdir else prefix.replace(os.sep, "/")
     return GitPlace(top, os.path.join(common, "config"), hooks, prefix)
 
