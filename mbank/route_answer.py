@@ -90,6 +90,7 @@ class Evidence:
         concepts: list[Concept],
         all_matches: list[dict[str, Match]],
         names: list[str],
+        absent: frozenset[str] = frozenset(),
     ) -> None:
         self.index = index
         self.forms = fig.forms
@@ -107,11 +108,16 @@ class Evidence:
             df = max((len(fig.bm25(variant.form)[1]) for variant in concept.body), default=0)
             if df == 0 and whole:
                 df = 1
+            if concept.literal in absent:
+                # a word of a compound name the bank never writes (`route.unknown_compounds`)
+                # is evidence the bank lacks, weighed as an ordinary word: the asker named a
+                # thing, but its parts are words the bank uses
+                df, whole = 0, frozenset()
             idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
             weight = FLAT_SHARE * unseen + (1 - FLAT_SHARE) * idf
             if concept.literal in EVIDENCE_STOP:
                 weight = 0.0
-            elif df == 0 and concept.literal in named:
+            elif df == 0 and concept.literal in named and concept.literal not in absent:
                 weight *= UNKNOWN_NAME_WEIGHT
             elif df == 0 and len(concept.body) == 1 and has_cyrillic(concept.literal):
                 weight *= share

@@ -2,7 +2,7 @@
 
 Each test builds a small bank whose words make one rule decide the verdict: a name the bank
 never mentions, a function word, a prefix piece of a header word, a Russian word with no
-translation, a concept weighed by its most common form.
+translation, a concept weighed by its most common form, a compound name the bank never writes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ import pytest
 from test_route import document, final, write
 
 from mbank.lang import EVIDENCE_STOP, ROUTE_STOP
-from mbank.route import _header_matches, build_concepts, figures, named_terms
+from mbank.route import (
+    NOTHING_ANSWERS,
+    _header_matches,
+    build_concepts,
+    figures,
+    named_terms,
+    unknown_compounds,
+)
 from mbank.route_answer import (
     ANSWER_MIN,
     FLAT_SHARE,
@@ -204,3 +211,80 @@ def found_concepts(root: Path, question: str) -> list[Any]:
     index = SearchIndex()
     index.sync(snapshot)
     return list(build_concepts(snapshot, index, question))
+
+
+def compound_bank(root: Path, extra: str = "") -> Snapshot:
+    """An English bank that speaks of merging and of an auto mode, never of the two together."""
+    write(
+        root,
+        "ops/merge.md",
+        document(
+            "Merging",
+            "How a pull request is merged.",
+            body="Merge the pull request once CI is green and enable the checks.\n" + extra,
+        ),
+    )
+    write(
+        root,
+        "ops/auto.md",
+        document("Auto Mode", "What the auto mode does.", body="The auto mode runs every stage.\n"),
+    )
+    return Bank(root).refresh()
+
+
+COMPOUND_QUESTION = "как включить auto-merge после зелёного CI?"
+
+
+def test_a_compound_name_a_russian_question_uses_is_unknown_when_the_bank_never_writes_it(
+    tmp_path: Path,
+) -> None:
+    # the bank knows 'auto' and 'merge' apart; «auto-merge» names one thing it never writes
+    # (issue 16, fourth pass), so its words are evidence the bank lacks
+    snapshot = compound_bank(tmp_path)
+    index = SearchIndex()
+    index.sync(snapshot)
+    assert unknown_compounds(index, COMPOUND_QUESTION) == ["auto-merge"]
+    assert unknown_compounds(index, "как включить GitHub App и Auto Mode?") == ["GitHub App"]
+    plain = evidence(snapshot, COMPOUND_QUESTION)
+    literals = [c.literal for c in found_concepts(tmp_path, COMPOUND_QUESTION)]
+    assert literals == ["включить", "auto", "merge", "зелёного", "ci"]
+    assert plain.known == [True, True, True, True, True]
+    concepts = found_concepts(tmp_path, COMPOUND_QUESTION)
+    matches = [_header_matches(index, concept) for concept in concepts]
+    names = named_terms(COMPOUND_QUESTION)
+    found = Evidence(
+        index, figures(snapshot, index), concepts, matches, names, frozenset({"auto", "merge"})
+    )
+    assert found.known == [True, False, False, True, True]
+    # an unknown part weighs as an ordinary unseen word, not three (it is not a whole name)
+    unseen = math.log(1 + (2 + 0.5) / 0.5)
+    assert found.weights[1] == found.weights[2] == unseen
+    result = final(snapshot, COMPOUND_QUESTION)
+    assert result["answered"] is False
+    assert result["hint"] == f"{NOTHING_ANSWERS} The bank never mentions: auto-merge."
+    assert [item["path"] for item in result["results"]] == ["ops/merge.md", "ops/auto.md"]
+    assert all(item["weak"] is True for item in result["results"])
+
+
+@pytest.mark.parametrize(
+    "written", ["Turn on auto-merge.\n", "Turn on auto merge.\n", "Turn on automerge.\n"]
+)
+def test_a_compound_the_bank_writes_hyphened_spaced_or_joined_is_known(
+    tmp_path: Path, written: str
+) -> None:
+    snapshot = compound_bank(tmp_path, written)
+    index = SearchIndex()
+    index.sync(snapshot)
+    assert unknown_compounds(index, COMPOUND_QUESTION) == []
+    result = final(snapshot, COMPOUND_QUESTION)
+    assert result["answered"] is True
+    assert result["results"][0]["path"] == "ops/merge.md"
+
+
+def test_an_english_question_s_hyphenated_words_are_ordinary_spelling(tmp_path: Path) -> None:
+    # "command-line" for the bank's "command line": only a Russian question's Latin words
+    # are names
+    snapshot = compound_bank(tmp_path)
+    index = SearchIndex()
+    index.sync(snapshot)
+    assert unknown_compounds(index, "how do I enable auto-merge once CI is green?") == []
