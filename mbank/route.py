@@ -397,7 +397,13 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
     """One concept per distinct query token, with dictionary and bridge translations."""
     tables = tables_for(snapshot.vocabulary)
     concepts: list[Concept] = []
+    stems: set[str] = set()
     for token in dict.fromkeys(tokenize(question)):
+        # one concept per stem (issue 16, fourth pass): «файл … lock-файлы» asks about files
+        # once; two concepts counted a common word twice in the ranking and the verdict
+        if route_form(token) in stems:
+            continue
+        stems.add(route_form(token))
         # function words (`lang.EVIDENCE_STOP`) name no topic: as concepts they only matched
         # documents that use "то", "самое" or "after" (issue 16, third pass)
         if token in EVIDENCE_STOP:

@@ -288,3 +288,21 @@ def test_an_english_question_s_hyphenated_words_are_ordinary_spelling(tmp_path: 
     index = SearchIndex()
     index.sync(snapshot)
     assert unknown_compounds(index, "how do I enable auto-merge once CI is green?") == []
+
+
+def test_one_concept_per_stem_so_a_repeated_word_counts_once(tmp_path: Path) -> None:
+    # «файл … lock-файлы» asks about files once (issue 16, fourth pass): a second concept for
+    # the same stem doubled a common word's weight in the ranking and in the verdict
+    write(
+        tmp_path,
+        "ops/lock.md",
+        document("Lock", "Where the lock file lives.", body="The lock file is kept in state.\n"),
+    )
+    write(tmp_path, "ops/files.md", document("Files", "Which files exist.", body="Files.\n"))
+    assert [c.literal for c in found_concepts(tmp_path, "где файл и lock-файлы")] == [
+        "файл",
+        "lock",
+    ]
+    assert [c.literal for c in found_concepts(tmp_path, "release releases released")] == ["release"]
+    snapshot = Bank(tmp_path).refresh()
+    assert final(snapshot, "lock files file") == final(snapshot, "lock files")
