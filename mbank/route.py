@@ -409,6 +409,15 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
         if token in EVIDENCE_STOP:
             continue
         term = term_for(token, tables)
+        # a word the dictionary translates only into function words («умеет» can, «бывают»
+        # are, «нужно» need) is one itself (issue 16, fourth pass): its translations are
+        # never indexed, so it weighed as a word the bank lacks
+        if (
+            has_cyrillic(token)
+            and term.translations
+            and all(word in EVIDENCE_STOP for word in term.translations)
+        ):
+            continue
         translations = list(term.translations)
         if has_cyrillic(token):
             # pairs this bank itself shows (a Russian purpose over an English title)

@@ -306,3 +306,18 @@ def test_one_concept_per_stem_so_a_repeated_word_counts_once(tmp_path: Path) -> 
     assert [c.literal for c in found_concepts(tmp_path, "release releases released")] == ["release"]
     snapshot = Bank(tmp_path).refresh()
     assert final(snapshot, "lock files file") == final(snapshot, "lock files")
+
+
+def test_a_russian_word_translated_only_into_function_words_is_a_function_word(
+    tmp_path: Path,
+) -> None:
+    # «умеет» is 'can' and «нужно» is 'need' in the dictionary, and neither is ever indexed:
+    # as concepts they weighed as words the bank lacks (issue 16, fourth pass)
+    snapshot = snapshots_bank(tmp_path)
+    assert [c.literal for c in found_concepts(tmp_path, "умеет ли нужно снапшоты")] == ["снапшоты"]
+    found = evidence(snapshot, "умеет ли нужно снапшоты")
+    assert found.known == [True]
+    assert found.known_share == 1.0
+    result = final(snapshot, "умеет ли нужно снапшоты")
+    assert result["answered"] is True
+    assert result == final(snapshot, "снапшоты")
