@@ -105,22 +105,27 @@ def test_set_follows_the_documented_shape(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
-def test_set_has_at_least_40_questions_half_russian_half_english(path: Path) -> None:
+def test_set_has_at_least_40_questions_half_russian_half_english_plus_25_russian(
+    path: Path,
+) -> None:
+    # Balanced until issue 16's fifth pass, which added 25 Russian questions per bank (15
+    # answerable, 10 without an answer) because held-out Russian failed in ways dev lacked
     questions = load(path).questions
     russian = [q for q in questions if q.lang == "ru"]
     english = [q for q in questions if q.lang == "en"]
     assert len(questions) >= 40
-    assert len(russian) == len(english)
+    assert len(russian) == len(english) + 25
 
 
 @pytest.mark.parametrize("path", SET_FILES, ids=lambda p: p.stem)
-def test_set_has_forty_four_questions_without_an_answer(path: Path) -> None:
+def test_set_has_fifty_four_questions_without_an_answer(path: Path) -> None:
     # 4 from the first draft, 10 added to calibrate issue 16's `answered` flag, 10 tempting
     # ones (the bank's own words around a topic it never covers) and 10 plain ones (the
     # Russian ones without a Latin name) in its second wave, 10 more tempting ones (5 ru, 5 en:
-    # Docker, auto-merge, Ansible, websockets) in its third pass
+    # Docker, auto-merge, Ansible, websockets) in its third pass, 10 Russian ones (5 tempting,
+    # 5 plain) in its fifth pass
     questions = load(path).questions
-    assert sum(1 for q in questions if not q.gold) == 44
+    assert sum(1 for q in questions if not q.gold) == 54
     for lang in ("en", "ru"):
         assert any(not q.gold for q in questions if q.lang == lang), lang
 
