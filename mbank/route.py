@@ -9,7 +9,9 @@ Two rankings live here:
   delivery prior, a transliteration bridge for Russian words the dictionary does not know, and
   two no-answer rules.
 
-Both are pure functions of the snapshot (and of the index, a cache synced on entry).
+The final ranking's query concepts are built in `mbank.route_concepts`; its `answered` verdict
+is weighed in `mbank.route_answer`. Both rankings are pure functions of the snapshot (and of
+the index, a cache synced on entry).
 """
 
 from __future__ import annotations
@@ -20,35 +22,27 @@ import math
 import re
 from typing import Any
 
-import msgspec
-
 from mbank.contract import BUILTIN_WEIGHTS, LAYER_WEIGHTS, effective_weights
 from mbank.lang import (
-    EVIDENCE_STOP,
     ROUTE_STOP,
     QueryTerm,
-    bridge_keys,
     expand_terms,
     has_cyrillic,
-    hstem,
     is_why,
-    stem,
     tables_for,
-    term_for,
     tokenize,
 )
 from mbank.model import Doc, LayerMap
 from mbank.projection import Snapshot
 from mbank.route_answer import Evidence, mark_weak
+from mbank.route_concepts import TRANSLATION_DISCOUNT, Concept, build_concepts
 from mbank.search import (
     Header,
     RouteStats,
     SearchIndex,
-    exact_form,
     js_number,
     phrase_holders,
     round_half_up,
-    route_form,
 )
 from mbank.search_meta import INBOX_LAYER, TEMPLATE_FUNCTION
 
@@ -58,7 +52,6 @@ NOTHING_ANSWERS = (
     "closest. Say so rather than answering from them."
 )
 
-TRANSLATION_DISCOUNT = 0.9
 PREFIX_MATCH = 0.6
 CANONICAL_WEIGHT = 5
 PURPOSE_WEIGHT = 3
@@ -77,7 +70,6 @@ K1 = 1.2
 B = 0.75
 BODY_SHARE = 0.75
 COVERAGE_MIN = 0.21
-BRIDGE_WORDS = 2
 
 
 def status_weight(status: str) -> float:
@@ -244,26 +236,6 @@ def _why_parts(
 # --------------------------------------------------------------------------------------------
 
 
-class Variant(msgspec.Struct, frozen=True):
-    """One form a concept is looked for in: the matched form, its discount, the word shown."""
-
-    form: str
-    discount: float
-    shown: str
-
-
-class Concept(msgspec.Struct, frozen=True):
-    """A query word with its header variants (`hstem`) and body variants (`en_light`)."""
-
-    literal: str
-    header: tuple[Variant, ...]
-    body: tuple[Variant, ...]
-    # every translation is a transliteration-bridge guess (no dictionary or mined pair)
-    guessed: bool = False
-    # its dictionary key was found only after stripping a verbal prefix (пере+загрузка -> загрузк)
-    stripped: bool = False
-
-
 def route_layer_weights(layers: LayerMap) -> dict[str, float]:
     """§3.9's prior layer weights, overridden by the weights a bank declares (01 §8.2).
 
@@ -375,77 +347,6 @@ def _bank_writes(index: SearchIndex, parts: list[str]) -> bool:
             info.header.title.text.lower(),
         )
     )
-
-
-def _bridge(index: SearchIndex, token: str) -> list[str]:
-    """Up to two English bank words a Russian word transliterates to, most frequent first.
-
-    Keys are tried in `bridge_keys` order; the first one shared with an English word of the
-    routable documents (document frequency above 0) gives the translations.
-    """
-    by_key = index.english_words_by_key()
-    for key in bridge_keys(token):
-        ranked = sorted(
-            (-df, word) for word in by_key.get(key, ()) if (df := index.english_df(word)) > 0
-        )
-        if ranked:
-            return [word for _df, word in ranked[:BRIDGE_WORDS]]
-    return []
-
-
-def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> list[Concept]:
-    """One concept per distinct query token, with dictionary and bridge translations."""
-    tables = tables_for(snapshot.vocabulary)
-    concepts: list[Concept] = []
-    stems: set[str] = set()
-    for token in dict.fromkeys(tokenize(question)):
-        # one concept per stem (issue 16, fourth pass): «файл … lock-файлы» asks about files
-        # once; two concepts counted a common word twice in the ranking and the verdict
-        if route_form(token) in stems:
-            continue
-        stems.add(route_form(token))
-        # function words (`lang.EVIDENCE_STOP`) name no topic: as concepts they only matched
-        # documents that use "то", "самое" or "after" (issue 16, third pass)
-        if token in EVIDENCE_STOP:
-            continue
-        term = term_for(token, tables)
-        # a word the dictionary translates only into function words («умеет» can, «бывают»
-        # are, «нужно» need) is one itself (issue 16, fourth pass): its translations are
-        # never indexed, so it weighed as a word the bank lacks
-        if (
-            has_cyrillic(token)
-            and term.translations
-            and all(word in EVIDENCE_STOP for word in term.translations)
-        ):
-            continue
-        translations = list(term.translations)
-        if has_cyrillic(token):
-            # pairs this bank itself shows (a Russian purpose over an English title)
-            mined = index.bilingual_pairs().get(stem(token), ())
-            translations.extend(word for word in mined if word not in translations)
-        if (
-            term.stem is None
-            and has_cyrillic(token)
-            and token not in index.postings
-            and token not in index.header_words
-        ):
-            translations.extend(word for word in _bridge(index, token) if word != token)
-        guessed = len(translations) > len(term.translations) and not term.translations
-        header = [Variant(hstem(token), 1.0, token)]
-        header += [Variant(hstem(t), TRANSLATION_DISCOUNT, t) for t in translations]
-        body: dict[str, Variant] = {}
-        for shown, discount in [(token, 1.0), *((t, TRANSLATION_DISCOUNT) for t in translations)]:
-            # a Russian word that translates an English one is a dictionary key, not a word the
-            # asker typed: it matches its own form, not every word sharing its Snowball stem
-            form = (
-                exact_form(shown) if shown != token and has_cyrillic(shown) else route_form(shown)
-            )
-            if form not in body:
-                body[form] = Variant(form, discount, shown)
-        concepts.append(
-            Concept(token, tuple(header), tuple(body.values()), guessed, term.prefix_stripped)
-        )
-    return concepts
 
 
 # (value, -variant position, word shown): max() prefers the higher value, then the earlier

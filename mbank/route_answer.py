@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING, Any
 from mbank.lang import EVIDENCE_STOP, has_cyrillic
 
 if TYPE_CHECKING:
-    from mbank.route import Concept, Figures, Match
+    from mbank.route import Figures, Match
+    from mbank.route_concepts import Concept
     from mbank.search import SearchIndex
 
 # `answered` is false when every listed candidate's `answer_strength` is below this.

@@ -1,0 +1,119 @@
+"""The concepts of a routed question (spec 02 §3.9, issue 16): one per distinct query word.
+
+A concept is the word the asker typed plus its equivalents in the other language: dictionary
+and colloquial translations (`mbank.lang`), the bilingual pairs this bank itself shows, and,
+for a Russian word the tables do not know, the transliteration bridge's guesses at English
+words of the bank. `mbank.route` ranks documents by them and `mbank.route_answer` weighs them
+as evidence. Pure functions of the snapshot, the index and the question.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from mbank.lang import (
+    EVIDENCE_STOP,
+    bridge_keys,
+    has_cyrillic,
+    hstem,
+    stem,
+    tables_for,
+    term_for,
+    tokenize,
+)
+from mbank.projection import Snapshot
+from mbank.search import SearchIndex, exact_form, route_form
+
+TRANSLATION_DISCOUNT = 0.9
+BRIDGE_WORDS = 2
+
+
+class Variant(msgspec.Struct, frozen=True):
+    """One form a concept is looked for in: the matched form, its discount, the word shown."""
+
+    form: str
+    discount: float
+    shown: str
+
+
+class Concept(msgspec.Struct, frozen=True):
+    """A query word with its header variants (`hstem`) and body variants (`en_light`)."""
+
+    literal: str
+    header: tuple[Variant, ...]
+    body: tuple[Variant, ...]
+    # every translation is a transliteration-bridge guess (no dictionary or mined pair)
+    guessed: bool = False
+    # its dictionary key was found only after stripping a verbal prefix (пере+загрузка -> загрузк)
+    stripped: bool = False
+
+
+def bridge(index: SearchIndex, token: str) -> list[str]:
+    """Up to two English bank words a Russian word transliterates to, most frequent first.
+
+    Keys are tried in `bridge_keys` order; the first one shared with an English word of the
+    routable documents (document frequency above 0) gives the translations.
+    """
+    by_key = index.english_words_by_key()
+    for key in bridge_keys(token):
+        ranked = sorted(
+            (-df, word) for word in by_key.get(key, ()) if (df := index.english_df(word)) > 0
+        )
+        if ranked:
+            return [word for _df, word in ranked[:BRIDGE_WORDS]]
+    return []
+
+
+def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> list[Concept]:
+    """One concept per distinct query token, with dictionary and bridge translations."""
+    tables = tables_for(snapshot.vocabulary)
+    concepts: list[Concept] = []
+    stems: set[str] = set()
+    for token in dict.fromkeys(tokenize(question)):
+        # one concept per stem (issue 16, fourth pass): «файл … lock-файлы» asks about files
+        # once; two concepts counted a common word twice in the ranking and the verdict
+        if route_form(token) in stems:
+            continue
+        stems.add(route_form(token))
+        # function words (`lang.EVIDENCE_STOP`) name no topic: as concepts they only matched
+        # documents that use "то", "самое" or "after" (issue 16, third pass)
+        if token in EVIDENCE_STOP:
+            continue
+        term = term_for(token, tables)
+        # a word the dictionary translates only into function words («умеет» can, «бывают»
+        # are, «нужно» need) is one itself (issue 16, fourth pass): its translations are
+        # never indexed, so it weighed as a word the bank lacks
+        if (
+            has_cyrillic(token)
+            and term.translations
+            and all(word in EVIDENCE_STOP for word in term.translations)
+        ):
+            continue
+        translations = list(term.translations)
+        if has_cyrillic(token):
+            # pairs this bank itself shows (a Russian purpose over an English title)
+            mined = index.bilingual_pairs().get(stem(token), ())
+            translations.extend(word for word in mined if word not in translations)
+        if (
+            term.stem is None
+            and has_cyrillic(token)
+            and token not in index.postings
+            and token not in index.header_words
+        ):
+            translations.extend(word for word in bridge(index, token) if word != token)
+        guessed = len(translations) > len(term.translations) and not term.translations
+        header = [Variant(hstem(token), 1.0, token)]
+        header += [Variant(hstem(t), TRANSLATION_DISCOUNT, t) for t in translations]
+        body: dict[str, Variant] = {}
+        for shown, discount in [(token, 1.0), *((t, TRANSLATION_DISCOUNT) for t in translations)]:
+            # a Russian word that translates an English one is a dictionary key, not a word the
+            # asker typed: it matches its own form, not every word sharing its Snowball stem
+            form = (
+                exact_form(shown) if shown != token and has_cyrillic(shown) else route_form(shown)
+            )
+            if form not in body:
+                body[form] = Variant(form, discount, shown)
+        concepts.append(
+            Concept(token, tuple(header), tuple(body.values()), guessed, term.prefix_stripped)
+        )
+    return concepts
