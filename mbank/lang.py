@@ -157,15 +157,25 @@ def _dictionary_key(token: str, tables: Tables) -> tuple[str | None, bool]:
     stripped to find it (§2.3)."""
     if not has_cyrillic(token):
         return None, False
-    found = _longest_key(token, tables.ru_keys)
+    # ё is optional in Russian writing: «упадёт» is looked up as «упадет» too when the table has
+    # only that spelling (issue 16, fifth pass); the table's own ё-keys are tried first
+    spellings = (token, token.replace("ё", "е")) if "ё" in token else (token,)
+    found = _longest_of(_longest_key(word, tables.ru_keys) for word in spellings)
     if found is not None:
         return found, False
     for prefix in VERBAL_PREFIXES:
         if token.startswith(prefix) and len(token) - len(prefix) >= 4:
-            found = _longest_key(token[len(prefix) :], tables.ru_keys)
+            found = _longest_of(
+                _longest_key(word[len(prefix) :], tables.ru_keys) for word in spellings
+            )
             if found is not None:
                 return found, True
     return None, False
+
+
+def _longest_of(keys: Iterable[str | None]) -> str | None:
+    found = [key for key in keys if key is not None]
+    return max(found, key=len) if found else None
 
 
 def stem_of(token: str, tables: Tables = BUILTIN) -> str | None:

@@ -321,3 +321,19 @@ def test_a_russian_word_translated_only_into_function_words_is_a_function_word(
     result = final(snapshot, "умеет ли нужно снапшоты")
     assert result["answered"] is True
     assert result == final(snapshot, "снапшоты")
+
+
+def test_a_russian_word_written_with_yo_is_looked_up_as_written_with_ye_too(
+    tmp_path: Path,
+) -> None:
+    # ё is optional in Russian writing and the tables hold «упадет» (fail, crash) only: «упадёт»
+    # is the same word (issue 16, fifth pass); before, it had no translation at all
+    release_bank(tmp_path)
+    concepts = found_concepts(tmp_path, "релиз упадёт")
+    assert [variant.shown for variant in concepts[1].body] == ["упадёт", "fail", "crash"]
+    assert concepts[1].stripped is False
+    assert [variant.shown for variant in found_concepts(tmp_path, "упадет")[0].body] == [
+        "упадет",
+        "fail",
+        "crash",
+    ]
