@@ -9,6 +9,8 @@ as evidence. Pure functions of the snapshot, the index and the question.
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+
 import msgspec
 
 from mbank.lang import (
@@ -16,16 +18,21 @@ from mbank.lang import (
     bridge_keys,
     has_cyrillic,
     hstem,
+    ru_light,
     stem,
     tables_for,
     term_for,
     tokenize,
+    transliterate,
 )
 from mbank.projection import Snapshot
 from mbank.search import SearchIndex, exact_form, route_form
 
 TRANSLATION_DISCOUNT = 0.9
 BRIDGE_WORDS = 2
+# how alike (difflib's ratio) a transliterated Russian word and an English bank word must be
+# spelled, vowels included, for the bridge to take one for the other (`spelling_agrees`)
+BRIDGE_SPELLING = 0.7
 
 
 class Variant(msgspec.Struct, frozen=True):
@@ -48,6 +55,19 @@ class Concept(msgspec.Struct, frozen=True):
     stripped: bool = False
 
 
+def spelling_agrees(spelled: str, word: str) -> bool:
+    """Whether a transliterated Russian word and an English one agree in their vowels as well as
+    in their consonants (issue 16, fifth pass).
+
+    The bridge key is a consonant skeleton, and a skeleton of three or four letters is often
+    shared by chance: просто "prst" is persist, поправить "prv" is preview, ротируют "rtr" is
+    rather, взялось "vsl" is visual. A loanword keeps its vowels too (раннер ranner ~ runner,
+    тикет tiket ~ ticket, дашборд dashbord ~ dashboard), so the whole spellings must be at
+    least `BRIDGE_SPELLING` alike.
+    """
+    return SequenceMatcher(None, spelled, word).ratio() >= BRIDGE_SPELLING
+
+
 def bridge(index: SearchIndex, token: str) -> list[str]:
     """Up to two English bank words a Russian word transliterates to, most frequent first.
 
@@ -55,9 +75,12 @@ def bridge(index: SearchIndex, token: str) -> list[str]:
     routable documents (document frequency above 0) gives the translations.
     """
     by_key = index.english_words_by_key()
+    spelled = transliterate(ru_light(token))
     for key in bridge_keys(token):
         ranked = sorted(
-            (-df, word) for word in by_key.get(key, ()) if (df := index.english_df(word)) > 0
+            (-df, word)
+            for word in by_key.get(key, ())
+            if (df := index.english_df(word)) > 0 and spelling_agrees(spelled, word)
         )
         if ranked:
             return [word for _df, word in ranked[:BRIDGE_WORDS]]

@@ -35,6 +35,7 @@ from mbank.route import (
     score_field,
 )
 from mbank.route_answer import ANSWER_MIN
+from mbank.route_concepts import build_concepts, spelling_agrees
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
 
@@ -339,6 +340,26 @@ def test_the_transliteration_bridge_reaches_english_words(tmp_path: Path) -> Non
     assert top["path"] == "ops/dashboard.md"
     assert 'title matches "dashboard"' in top["why"]
     assert paths(final(snapshot, "вердикт"))[0] == "ops/other.md"
+
+
+def test_the_bridge_takes_a_guess_only_when_the_vowels_agree_too(tmp_path: Path) -> None:
+    # issue 16, fifth pass: «взялось» and "visual" share the skeleton "vsl" and nothing else;
+    # «бандл» keeps the vowels of "bundle" as well, so it is a loanword and the guess stands
+    write(
+        tmp_path,
+        "ops/bundle.md",
+        document("Bundle", "What ships.", body="The bundle has a visual manifest.\n"),
+    )
+    snapshot = Bank(tmp_path).refresh()
+    index = SearchIndex()
+    index.sync(snapshot)
+    concepts = build_concepts(snapshot, index, "бандл взялось")
+    assert [(c.literal, [v.shown for v in c.body], c.guessed) for c in concepts] == [
+        ("бандл", ["бандл", "bundle"], True),
+        ("взялось", ["взялось"], False),
+    ]
+    assert spelling_agrees("bandl", "bundle")
+    assert not spelling_agrees("vzyal", "visual")
 
 
 def test_the_bridge_only_reaches_words_of_routable_documents(tmp_path: Path) -> None:
