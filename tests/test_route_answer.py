@@ -337,3 +337,21 @@ def test_a_russian_word_written_with_yo_is_looked_up_as_written_with_ye_too(
         "fail",
         "crash",
     ]
+
+
+def test_chat_particles_name_no_topic_and_chat_loanwords_are_translated(tmp_path: Path) -> None:
+    # issue 16, fifth pass: «вообще», «просто», «реально», «кроме», «откуда» are the particles of
+    # a chat question, and «деплой», «юзер» English words written in Cyrillic
+    # (lang_data/stopwords.tsv, lang_data/colloquial.tsv)
+    assert {"вообще", "просто", "реально", "кроме", "откуда", "оно"} <= EVIDENCE_STOP
+    write(
+        tmp_path,
+        "ops/deploy.md",
+        document("Deploy", "How a user deploys.", body="The user runs the deployment.\n"),
+    )
+    concepts = found_concepts(tmp_path, "а вообще откуда просто деплой реально юзер кроме")
+    assert [(c.literal, [v.shown for v in c.body]) for c in concepts] == [
+        ("деплой", ["деплой", "deploy"]),  # "deployment" shares the stem of "deploy"
+        ("юзер", ["юзер", "user"]),
+    ]
+    assert [c.guessed for c in concepts] == [False, False]
