@@ -11,7 +11,7 @@ import operator
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal
 
 import msgspec
@@ -23,7 +23,13 @@ from mbank.paths import SKIPPED_DIRECTORIES, normalise_caller_path
 # Re-exported for the shell's convenience: the value lives in the pure `mbank.projection`.
 from mbank.projection import Snapshot as Snapshot
 from mbank.projection import build_snapshot as build_snapshot
-from mbank.projection_cache import Facts, PersistedFile, ProjectionCache, portable_doc
+from mbank.projection_cache import (
+    Facts,
+    FinishedSnapshot,
+    PersistedFile,
+    ProjectionCache,
+    portable_doc,
+)
 
 # A tick of the kernel's coarse clock is 1-10 ms; a file changed less than this before it was
 # read is re-read rather than trusted by its stat facts (`is_racy`).
@@ -131,15 +137,13 @@ def _facts(info: os.stat_result) -> Facts:
     return facts
 
 
-def _facts_by_directory(records: Mapping[str, _Cached]) -> dict[str, dict[str, Facts]]:
-    """The facts of every record that is not racy, by directory prefix, then file name: a
-    racy record is left out, so `_unchanged` sees it as a document that came and says no."""
+def _facts_by_directory(records: Iterable[tuple[str, Facts]]) -> dict[str, dict[str, Facts]]:
+    """The facts of each (path, facts), by directory prefix, then file name (what
+    `_unchanged_against` checks)."""
     grouped: dict[str, dict[str, Facts]] = {}
-    for path, record in records.items():
-        if record.racy:
-            continue
+    for path, facts in records:
         prefix, _, name = path.rpartition("/")
-        grouped.setdefault(prefix + "/" if prefix else "", {})[name] = record.facts
+        grouped.setdefault(prefix + "/" if prefix else "", {})[name] = facts
     return grouped
 
 
@@ -200,6 +204,50 @@ def is_racy(ctime_ns: int, read_from_ns: int) -> bool:
     return ctime_ns + granularity >= read_from_ns - RACY_NS
 
 
+def _unchanged_against(
+    root: str, facts_by_directory: Mapping[str, Mapping[str, Facts]], count: int
+) -> bool:
+    """Whether the documents under `root` are exactly the `count` whose facts
+    `facts_by_directory` holds (directory prefix → file name → facts), each with those facts:
+    the walk and a stat per document, nothing more.
+
+    This runs before every read, so it is `_list_directory` narrowed to the question
+    asked: a name the last refresh kept as a document (never hidden, never a surrogate,
+    always `.md`) is still one exactly when it is still a regular file
+    (`is_file(follow_symlinks=False)` is false for a symlink), and its facts are read
+    with one C-level `attrgetter` call; only other names are classified in full (`_entry_kind`).
+    """
+    stack: list[tuple[str, str]] = [(root, "")]
+    checked = 0
+    while stack:
+        directory, prefix = stack.pop()
+        known = facts_by_directory.get(prefix, _NO_FACTS)
+        try:
+            descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return False
+        try:
+            with os.scandir(descriptor) as entries:
+                for entry in entries:
+                    name = entry.name
+                    facts = known.get(name)
+                    if facts is not None and entry.is_file(follow_symlinks=False):
+                        if _FACT_FIELDS(entry.stat(follow_symlinks=False)) != facts:
+                            return False
+                        checked += 1
+                    else:
+                        kind = _entry_kind(entry, name)
+                        if kind == "document":
+                            return False  # a document that came, or one turned racy
+                        if kind == "directory":
+                            stack.append((_joined(directory, name), prefix + name + "/"))
+        except OSError:
+            return False
+        finally:
+            os.close(descriptor)
+    return checked == count
+
+
 class Bank:
     """One bank root and the cache that makes `refresh()` cheap when nothing moved.
 
@@ -221,6 +269,8 @@ class Bank:
         self.last_refresh_parsed = 0
         # Documents parsed since the projection cache was loaded or last written.
         self.parsed_since_persisted = 0
+        # whether the first refresh served the snapshot the cache finished, as it was
+        self.finished_used = False
 
     def _persisted(self) -> Mapping[str, PersistedFile]:
         if self._snapshot is not None or self.cache is None:
@@ -232,6 +282,10 @@ class Bank:
         if self._snapshot is not None and self._unchanged():
             self.last_refresh_parsed = 0
             return self._snapshot
+        if self._snapshot is None:
+            finished = self._finished_from_cache()
+            if finished is not None:
+                return finished
         parsed = 0
         changed = self._snapshot is None
         persisted = self._persisted()
@@ -260,7 +314,10 @@ class Bank:
         if not changed and len(seen) != len(self._cache):
             changed = True  # a document vanished (every path seen was cached and unchanged)
         self._cache = seen
-        self._facts_by_directory = _facts_by_directory(seen)
+        # a racy record is left out, so `_unchanged` sees it as a document that came and says no
+        self._facts_by_directory = _facts_by_directory(
+            (path, record.facts) for path, record in seen.items() if not record.racy
+        )
         self.last_refresh_parsed = parsed
         self.parsed_since_persisted += parsed
         if self.cache is not None and persisted:
@@ -274,46 +331,47 @@ class Bank:
         return self._snapshot
 
     def _unchanged(self) -> bool:
-        """Whether every document is as the last refresh left it and none came or went: the
-        walk and a stat per document compared with the facts kept per directory, nothing
-        more. Any difference, or a racy document, is left to the full refresh.
+        """Whether every document is as the last refresh left it and none came or went
+        (`_unchanged_against` the facts it kept). Any difference, or a racy document, is left
+        to the full refresh."""
+        return _unchanged_against(self.root, self._facts_by_directory, len(self._cache))
 
-        This runs before every read, so it is `_list_directory` narrowed to the question
-        asked: a name the last refresh kept as a document (never hidden, never a surrogate,
-        always `.md`) is still one exactly when it is still a regular file
-        (`is_file(follow_symlinks=False)` is false for a symlink), and its facts are read
-        with one C-level `attrgetter` call; only other names are classified in full (`_entry_kind`).
-        """
-        facts_by_directory = self._facts_by_directory
-        stack: list[tuple[str, str]] = [(self.root, "")]
-        checked = 0
-        while stack:
-            directory, prefix = stack.pop()
-            known = facts_by_directory.get(prefix, _NO_FACTS)
-            try:
-                descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-            except OSError:
-                return False
-            try:
-                with os.scandir(descriptor) as entries:
-                    for entry in entries:
-                        name = entry.name
-                        facts = known.get(name)
-                        if facts is not None and entry.is_file(follow_symlinks=False):
-                            if _FACT_FIELDS(entry.stat(follow_symlinks=False)) != facts:
-                                return False
-                            checked += 1
-                        else:
-                            kind = _entry_kind(entry, name)
-                            if kind == "document":
-                                return False  # a document that came, or one turned racy
-                            if kind == "directory":
-                                stack.append((_joined(directory, name), prefix + name + "/"))
-            except OSError:
-                return False
-            finally:
-                os.close(descriptor)
-        return checked == len(self._cache)
+    def _finished_from_cache(self) -> Snapshot | None:
+        """The snapshot the projection cache finished, when it kept one (`FinishedSnapshot`)
+        and every file under the root still has the facts it was persisted with, none come or
+        gone: the check every read runs (`_unchanged_against`), against the persisted facts.
+        Then nothing is walked twice and nothing derived again; else None (the full refresh
+        takes what it can from the cache, document by document)."""
+        if self.cache is None:
+            return None
+        files = self.cache.files()
+        finished = self.cache.finished()
+        if finished is None or not files:
+            return None
+        grouped = _facts_by_directory((path, entry.facts) for path, entry in files.items())
+        if not _unchanged_against(self.root, grouped, len(files)):
+            return None
+        ordered = sorted(files.items())
+        self._cache = {path: _Cached(entry.facts, entry.doc, entry.text) for path, entry in ordered}
+        self._facts_by_directory = grouped
+        self.last_refresh_parsed = 0
+        self.cache.reused = len(ordered)
+        self.finished_used = True
+        self._generation += 1
+        self._snapshot = Snapshot(
+            root=self.root,
+            real_root=self.real_root,
+            docs={path: entry.doc for path, entry in ordered},
+            raw={path: entry.text for path, entry in ordered},
+            contract=finished.contract,
+            layers=finished.layers,
+            incoming=finished.incoming,
+            owners=finished.owners,
+            index_links=finished.index_links,
+            vocabulary=finished.vocabulary,
+            generation=self._generation,
+        )
+        return self._snapshot
 
     def cache_report(self) -> dict[str, object]:
         """What the projection cache did for this bank (`mbank stats`, `projectionCache`)."""
@@ -326,11 +384,32 @@ class Bank:
         """What the projection cache may keep: every document read long enough after its
         last change (`is_racy`) whose frontmatter travels (`portable_doc`), as parsed."""
         kept: dict[str, PersistedFile] = {}
+        # each as the snapshot holds it (its layer and registrations derived): `build_snapshot`
+        # derives those again from the rest, so a later build from it is the same, and a
+        # finished snapshot (`finished`) is these documents as they are
+        docs: Mapping[str, Doc] = self._snapshot.docs if self._snapshot is not None else {}
         for path, cached in self._cache.items():
-            doc = None if cached.racy else portable_doc(cached.doc)
+            doc = None if cached.racy else portable_doc(docs.get(path, cached.doc))
             if doc is not None:
                 kept[path] = PersistedFile(path, cached.facts, doc, cached.text)
         return kept
+
+    def finished(self, files: Mapping[str, PersistedFile]) -> FinishedSnapshot | None:
+        """The last snapshot's derived maps, when `files` (`persisted_files`) are every
+        document of it: a process finding each of them unchanged serves that snapshot as it
+        is (`_finished_from_cache`). None when one could not be persisted (racy, or its
+        frontmatter does not travel): that process parses it and derives the maps again."""
+        snapshot = self._snapshot
+        if snapshot is None or len(files) != len(snapshot.docs):
+            return None
+        return FinishedSnapshot(
+            contract=snapshot.contract,
+            layers=snapshot.layers,
+            incoming=snapshot.incoming,
+            owners=snapshot.owners,
+            index_links=snapshot.index_links,
+            vocabulary=snapshot.vocabulary,
+        )
 
     @property
     def parsed(self) -> Mapping[str, _Cached]:
