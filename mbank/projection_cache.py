@@ -510,6 +510,7 @@ def warm_start(
         # what a first route call would otherwise build (and the cache keeps)
         index.route_forms()
         index.route_stats()
+        index.route_lengths()
         index.cyrillic_share()
         compact(index, snapshot)
         if cache is not None:

@@ -35,6 +35,7 @@ from mbank.route import route
 from mbank.search import SearchIndex, search
 from mbank.search_state import (
     DerivedBodies,
+    LazyDocInfos,
     PackedPostings,
     build_packed,
     export_state,
@@ -101,6 +102,12 @@ def assert_same_as_fresh(served: tuple[Snapshot, SearchIndex], root: Path) -> No
     assert dict(index.postings.items()) == expected_index.postings
     assert index.bodies == expected_index.bodies
     assert answers(snapshot, index) == answers(expected, expected_index)
+    # what was left encoded (`LazyDocInfos`) or kept derived (`route_lengths`) is what a build
+    # makes; compared after the answers, which must not need it decoded
+    assert index.route_lengths() == expected_index.route_lengths()
+    assert index.indexed == expected_index.indexed
+    assert index.docs == expected_index.docs
+    assert index.indexed == {path: info.key for path, info in index.docs.items()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,3 +622,26 @@ def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
     assert loaded.sync(snapshot) == 0
     assert answers(snapshot, loaded) == answers(snapshot, index)
     assert index_from_state([b"\x93\x01\x02\x03", b"", b"", b""], bank.parsed) is None
+
+
+def test_a_second_process_decodes_only_the_headers_its_reads_use(
+    fixture_plus: Path, tmp_path: Path
+) -> None:
+    """The persisted `DocInfo`s stay encoded until asked for: a route decodes those of its
+    candidates, and a state written back with some still encoded is the same state."""
+    saved_cache(fixture_plus, tmp_path)
+    process = Process(fixture_plus, tmp_path)
+    snapshot, index = process.serve()
+    docs = index.docs
+    assert isinstance(docs, LazyDocInfos)
+    encoded = [path for path in docs if docs.pending(path) is not None]
+    assert len(encoded) == len(snapshot.docs)  # the warm-up decoded none
+    route(snapshot, index, QUESTIONS[0])
+    still = [path for path in docs if docs.pending(path) is not None]
+    assert 0 < len(still) < len(encoded)
+    again = index_from_state(export_state(index), process.bank.parsed)
+    assert again is not None and again.docs == fresh(fixture_plus)[1].docs
+    assert docs.get("no-such.md") is None and docs.pop("no-such.md", None) is None
+    path = still[0]
+    assert docs.setdefault(path, None) == docs[path] and docs.pending(path) is None
+    assert docs.pop(path) == fresh(fixture_plus)[1].docs[path] and path not in docs
