@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import (
@@ -197,8 +198,11 @@ class BankService:
             raise ToolError(INTERNAL_ERROR.format(kind=type(exc).__name__, message=exc)) from exc
 
     def read(self, tool: str, work: Callable[[Snapshot], T]) -> T:
-        """A read: refresh, then `work(snapshot)`, under the lock."""
-        return self.guarded(tool, lambda: work(self.bank.refresh()))
+        """A read: refresh, then `work(snapshot)`, under the lock. The refresh is as of the
+        request's arrival (`Bank.refresh(not_before=…)`): a walk that began after it, while
+        the request waited for the lock (the warm-up's), is not walked again."""
+        arrived = time.monotonic_ns()
+        return self.guarded(tool, lambda: work(self.bank.refresh(not_before=arrived)))
 
     def write(self, tool: WriteTool[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
         """A declared write tool run through `mbank.writes.run_write` (None arguments dropped:
@@ -206,9 +210,14 @@ class BankService:
         from mbank.writes import run_write
 
         given = {key: value for key, value in arguments.items() if value is not None}
-        return self.guarded(
-            tool.name, lambda: _plain(run_write(tool, self.bank, given, **self.engine))
-        )
+
+        def call() -> dict[str, Any]:
+            try:
+                return _plain(run_write(tool, self.bank, given, **self.engine))
+            finally:
+                self.bank.forget_walk()  # the files may have changed since any walk
+
+        return self.guarded(tool.name, call)
 
     def not_a_document_note(self, path: str) -> str | None:
         """The journal's "where did it go" sentence for a path (spec 03 §14.9)."""

@@ -271,14 +271,38 @@ class Bank:
         self.parsed_since_persisted = 0
         # whether the first refresh served the snapshot the cache finished, as it was
         self.finished_used = False
+        # `time.monotonic_ns()` when the walk that proved the snapshot current began (None
+        # once this process may have written since): see `refresh(not_before=…)`
+        self._walked_at: int | None = None
 
     def _persisted(self) -> Mapping[str, PersistedFile]:
         if self._snapshot is not None or self.cache is None:
             return {}
         return self.cache.files()
 
-    def refresh(self) -> Snapshot:
-        """Bring the snapshot up to date with the files; parse only what moved."""
+    def refresh(self, not_before: int | None = None) -> Snapshot:
+        """Bring the snapshot up to date with the files; parse only what moved.
+
+        `not_before` is when the caller's request arrived (`time.monotonic_ns()`): a walk
+        that began after that moment saw the files as they were while the request was being
+        handled, so its snapshot answers it as a walk of its own would, and is returned as it
+        is (a server's first call, waiting for the warm-up that walked meanwhile). A write by
+        this process forgets the walk (`forget_walk`)."""
+        walked_at = self._walked_at
+        if (
+            not_before is not None
+            and walked_at is not None
+            and walked_at >= not_before
+            and self._snapshot is not None
+        ):
+            self.last_refresh_parsed = 0
+            return self._snapshot
+        started = time.monotonic_ns()
+        snapshot = self._refresh()
+        self._walked_at = started  # only once the walk is done: one that failed proves nothing
+        return snapshot
+
+    def _refresh(self) -> Snapshot:
         if self._snapshot is not None and self._unchanged():
             self.last_refresh_parsed = 0
             return self._snapshot
@@ -329,6 +353,11 @@ class Bank:
             self.root, self.real_root, dict(sorted(seen.items())), self._generation
         )
         return self._snapshot
+
+    def forget_walk(self) -> None:
+        """This process may have changed files since the last walk: the next refresh walks
+        whenever its caller arrived (a write calls this once it is done)."""
+        self._walked_at = None
 
     def _unchanged(self) -> bool:
         """Whether every document is as the last refresh left it and none came or went

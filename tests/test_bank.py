@@ -592,3 +592,83 @@ def test_the_unchanged_check_agrees_with_a_full_walk(tmp_path: Path, change: str
     after = bank.refresh()
     assert (after is first) is (change in HARMLESS)
     assert summary(after) == summary(Bank(tmp_path).refresh())
+
+
+# --------------------------------------------------------------------------------------------
+# A request answered by a walk that began after it arrived (issue 17, fourth part)
+# --------------------------------------------------------------------------------------------
+
+
+def _no_walk(*_: object) -> bool:
+    raise AssertionError("walked again for a request a later walk already answers")
+
+
+def test_a_walk_begun_after_a_request_arrived_answers_it(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.snapshot as snapshot_module
+
+    bank = Bank(fixture_bank)
+    arrived = time.monotonic_ns()
+    first = bank.refresh()
+    with monkeypatch.context() as patched:
+        patched.setattr(snapshot_module, "_unchanged_against", _no_walk)
+        assert bank.refresh(not_before=arrived) is first
+    readme = fixture_bank / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8") + "\nzanzibar\n", encoding="utf-8")
+    # a request arriving after that walk began walks, and sees the edit made since
+    later = bank.refresh(not_before=time.monotonic_ns())
+    assert "zanzibar" in later.raw["README.md"]
+    assert bank.refresh() is later  # no not_before: an ordinary refresh, unchanged
+
+
+def test_a_write_or_a_failed_walk_leaves_no_walk_to_answer_from(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.snapshot as snapshot_module
+
+    bank = Bank(fixture_bank)
+    arrived = time.monotonic_ns()
+    bank.refresh()
+    readme = fixture_bank / "README.md"
+    readme.write_text("# Index\n\nzanzibar\n", encoding="utf-8")
+    bank.forget_walk()  # what a write does once it is done
+    assert "zanzibar" in bank.refresh(not_before=arrived).raw["README.md"]
+
+    def broken(*_: object) -> bool:
+        raise OSError("the walk failed")
+
+    arrived = time.monotonic_ns()
+    readme.write_text("# Index\n\nquokka\n", encoding="utf-8")
+    with monkeypatch.context() as patched, pytest.raises(OSError, match="the walk failed"):
+        patched.setattr(snapshot_module, "_unchanged_against", broken)
+        bank.refresh()
+    assert "quokka" in bank.refresh(not_before=arrived).raw["README.md"]
+
+
+def test_a_server_read_after_the_warm_up_sees_an_edit_and_a_write_forgets_the_walk(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.writes
+    from mbank.reducers.registry import WRITE_TOOLS
+    from mbank.server import BankService
+
+    monkeypatch.setenv("MBANK_NO_CACHE", "1")
+    service = BankService(str(fixture_bank))
+    arrived = time.monotonic_ns()
+    service.warm()
+    readme = fixture_bank / "README.md"
+    readme.write_text("# Index\n\nzanzibar\n", encoding="utf-8")
+    seen = service.read("test", lambda snapshot: snapshot.raw["README.md"])
+    assert "zanzibar" in seen
+
+    def writes_then_fails(*_: object, **__: object) -> None:
+        readme.write_text("# Index\n\nquokka\n", encoding="utf-8")
+        raise RuntimeError("a write that changed a file and then failed")
+
+    monkeypatch.setattr(mbank.writes, "run_write", writes_then_fails)
+    service.bank.refresh(not_before=arrived)  # a walk began after `arrived`, just now
+    with pytest.raises(Exception, match="changed a file"):
+        service.write(WRITE_TOOLS[0], {})
+    # a request that arrived before that walk, handled after the write: it walks again
+    assert "quokka" in service.bank.refresh(not_before=arrived).raw["README.md"]
