@@ -50,8 +50,9 @@ def _debug(message: str) -> None:
         print(f"mbank: {message}", file=sys.stderr)
 
 
-# One listed directory: its documents (name, stat) and its subdirectories (absolute, prefix).
-Listing = tuple[list[tuple[str, os.stat_result]], list[tuple[str, str]]]
+# One listed directory: its documents (name, stat), its subdirectories (absolute, prefix), and
+# its own stat taken before it was listed (None when it could not be listed).
+Listing = tuple[list[tuple[str, os.stat_result]], list[tuple[str, str]], os.stat_result | None]
 
 
 def _entry_kind(entry: os.DirEntry[str], name: str) -> Literal["document", "directory"] | None:
@@ -85,12 +86,15 @@ def _list_directory(directory: str, prefix: str) -> Listing:
     """
     documents: list[tuple[str, os.stat_result]] = []
     subdirectories: list[tuple[str, str]] = []
+    info: os.stat_result | None = None
     try:
         descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
         _debug(f"cannot list {directory}: {exc}")
-        return documents, subdirectories
+        return documents, subdirectories, info
     try:
+        # before the listing: any entry that comes or goes after it changes these facts
+        info = os.fstat(descriptor)
         with os.scandir(descriptor) as entries:
             listed = list(entries)
         for entry in listed:
@@ -105,26 +109,55 @@ def _list_directory(directory: str, prefix: str) -> Listing:
                 _debug(f"cannot stat {os.path.join(directory, name)}: {exc}")
     except OSError as exc:
         _debug(f"cannot list {directory}: {exc}")
+        info = None
     finally:
         os.close(descriptor)
-    return documents, subdirectories
+    return documents, subdirectories, info
 
 
-def _walk_listings(root: str) -> Iterator[tuple[str, str, list[tuple[str, os.stat_result]]]]:
-    """(directory, bank prefix, its documents) of every directory under `root`."""
+# A directory's (mtime_ns, ctime_ns, inode, device): a name that comes, goes or is renamed in
+# it changes its mtime and ctime (POSIX), and it cannot change the facts of its documents.
+DirectoryFacts = tuple[int, int, int, int]
+_DIRECTORY_FIELDS = operator.attrgetter("st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")
+# What the unchanged check trusts of a directory listed before: while its facts are these,
+# its entries are those it had (its documents' names and these subdirectories).
+DirectoryRecord = tuple[DirectoryFacts, tuple[str, ...]]
+_NO_DIRECTORIES: dict[str, DirectoryRecord] = {}
+
+
+# (directory, bank prefix, its documents, what the unchanged check may trust of it or None)
+WalkedDirectory = tuple[str, str, list[tuple[str, os.stat_result]], DirectoryRecord | None]
+
+
+def _walk_listings(root: str, read_from: int = 0) -> Iterator[WalkedDirectory]:
+    """(directory, bank prefix, its documents, its record) of every directory under `root`;
+    a record only for a directory not changed too close to `read_from` (`_directory_record`)."""
     stack: list[tuple[str, str]] = [(root, "")]
     while stack:
         directory, prefix = stack.pop()
-        documents, subdirectories = _list_directory(directory, prefix)
+        documents, subdirectories, info = _list_directory(directory, prefix)
         stack.extend(subdirectories)
-        yield directory, prefix, documents
+        names = [sub_prefix[len(prefix) : -1] for _, sub_prefix in subdirectories]
+        yield directory, prefix, documents, _directory_record(info, names, read_from)
 
 
 def walk_documents(root: str) -> Iterator[tuple[str, str]]:
     """Yield (bank path, absolute path) of every document under `root` (spec 01 §1.2)."""
-    for directory, prefix, documents in _walk_listings(root):
+    for directory, prefix, documents, _ in _walk_listings(root):
         for name, _ in documents:
             yield prefix + name, os.path.join(directory, name)
+
+
+def _directory_record(
+    info: os.stat_result | None, subdirectories: Iterable[str], read_from: int
+) -> DirectoryRecord | None:
+    """What a later unchanged check may trust of a directory listed after `read_from` (its
+    facts taken before the listing), or None when it changed too close to that moment for its
+    facts to tell a later change apart (`is_racy`, as for a document)."""
+    if info is None or is_racy(info.st_ctime_ns, read_from):
+        return None
+    facts: DirectoryFacts = _DIRECTORY_FIELDS(info)
+    return facts, tuple(subdirectories)
 
 
 # a file's five facts in one C call: the unchanged check reads them once per document on
@@ -205,20 +238,29 @@ def is_racy(ctime_ns: int, read_from_ns: int) -> bool:
 
 
 def _unchanged_against(
-    root: str, facts_by_directory: Mapping[str, Mapping[str, Facts]], count: int
+    root: str,
+    facts_by_directory: Mapping[str, Mapping[str, Facts]],
+    count: int,
+    directories: Mapping[str, DirectoryRecord] = _NO_DIRECTORIES,
+    learned: dict[str, DirectoryRecord] | None = None,
 ) -> bool:
     """Whether the documents under `root` are exactly the `count` whose facts
     `facts_by_directory` holds (directory prefix → file name → facts), each with those facts:
-    the walk and a stat per document, nothing more.
+    a stat per document and per directory, and a listing only where one is needed.
 
-    This runs before every read, so it is `_list_directory` narrowed to the question
-    asked: a name the last refresh kept as a document (never hidden, never a surrogate,
-    always `.md`) is still one exactly when it is still a regular file
-    (`is_file(follow_symlinks=False)` is false for a symlink), and its facts are read
-    with one C-level `attrgetter` call; only other names are classified in full (`_entry_kind`).
+    A directory whose facts are still those of its record in `directories` has the entries
+    it had when it was listed (no name came, went or was renamed there), so its documents
+    are stat'ed by name and its recorded subdirectories visited, with no listing. Any other
+    directory is listed: a name kept as a document (never hidden, never a surrogate, always
+    `.md`) is still one exactly when it is still a regular file (`is_file` without following
+    symlinks), only other names are classified in full (`_entry_kind`), and its record goes
+    into `learned` for the next check. The five facts are read with one C-level
+    `attrgetter` call; any difference answers no.
     """
     stack: list[tuple[str, str]] = [(root, "")]
     checked = 0
+    read_from = time.time_ns()
+    stat = os.stat
     while stack:
         directory, prefix = stack.pop()
         known = facts_by_directory.get(prefix, _NO_FACTS)
@@ -227,6 +269,17 @@ def _unchanged_against(
         except OSError:
             return False
         try:
+            info = os.fstat(descriptor)
+            record = directories.get(prefix)
+            if record is not None and _DIRECTORY_FIELDS(info) == record[0]:
+                for name, expected in known.items():
+                    found_facts = _FACT_FIELDS(stat(name, dir_fd=descriptor, follow_symlinks=False))
+                    if found_facts != expected:
+                        return False
+                checked += len(known)
+                stack.extend((_joined(directory, name), f"{prefix}{name}/") for name in record[1])
+                continue
+            subdirectories: list[str] = []
             with os.scandir(descriptor) as entries:
                 for entry in entries:
                     name = entry.name
@@ -240,7 +293,11 @@ def _unchanged_against(
                         if kind == "document":
                             return False  # a document that came, or one turned racy
                         if kind == "directory":
+                            subdirectories.append(name)
                             stack.append((_joined(directory, name), prefix + name + "/"))
+            found = _directory_record(info, subdirectories, read_from)
+            if learned is not None and found is not None:
+                learned[prefix] = found
         except OSError:
             return False
         finally:
@@ -271,6 +328,8 @@ class Bank:
         self.parsed_since_persisted = 0
         # whether the first refresh served the snapshot the cache finished, as it was
         self.finished_used = False
+        # what the unchanged check may trust of each directory listed (`DirectoryRecord`)
+        self._directories: dict[str, DirectoryRecord] = {}
         # `time.monotonic_ns()` when the walk that proved the snapshot current began (None
         # once this process may have written since): see `refresh(not_before=…)`
         self._walked_at: int | None = None
@@ -314,9 +373,12 @@ class Bank:
         changed = self._snapshot is None
         persisted = self._persisted()
         seen: dict[str, _Cached] = {}
+        directories: dict[str, DirectoryRecord] = {}
         read_from = time.time_ns()
         if os.path.isdir(self.root):
-            for directory, prefix, documents in _walk_listings(self.root):
+            for directory, prefix, documents, record in _walk_listings(self.root, read_from):
+                if record is not None:
+                    directories[prefix] = record
                 for name, info in documents:
                     path = prefix + name
                     cached = self._cache.get(path)
@@ -338,6 +400,7 @@ class Bank:
         if not changed and len(seen) != len(self._cache):
             changed = True  # a document vanished (every path seen was cached and unchanged)
         self._cache = seen
+        self._directories = directories
         # a racy record is left out, so `_unchanged` sees it as a document that came and says no
         self._facts_by_directory = _facts_by_directory(
             (path, record.facts) for path, record in seen.items() if not record.racy
@@ -363,7 +426,13 @@ class Bank:
         """Whether every document is as the last refresh left it and none came or went
         (`_unchanged_against` the facts it kept). Any difference, or a racy document, is left
         to the full refresh."""
-        return _unchanged_against(self.root, self._facts_by_directory, len(self._cache))
+        learned: dict[str, DirectoryRecord] = {}
+        unchanged = _unchanged_against(
+            self.root, self._facts_by_directory, len(self._cache), self._directories, learned
+        )
+        if unchanged and learned:
+            self._directories = {**self._directories, **learned}
+        return unchanged
 
     def _finished_from_cache(self) -> Snapshot | None:
         """The snapshot the projection cache finished, when it kept one (`FinishedSnapshot`)
@@ -378,8 +447,10 @@ class Bank:
         if finished is None or not files:
             return None
         grouped = _facts_by_directory((path, entry.facts) for path, entry in files.items())
-        if not _unchanged_against(self.root, grouped, len(files)):
+        learned: dict[str, DirectoryRecord] = {}
+        if not _unchanged_against(self.root, grouped, len(files), learned=learned):
             return None
+        self._directories = learned
         ordered = sorted(files.items())
         self._cache = {path: _Cached(entry.facts, entry.doc, entry.text) for path, entry in ordered}
         self._facts_by_directory = grouped

@@ -574,7 +574,29 @@ NOTICED: dict[str, Callable[[Path], object]] = {
     ),
     "a document's directory renamed": lambda root: (root / "notes").rename(root / "other"),
     "a document edited": lambda root: write(root, "a.md", "edited"),
+    # a directory the check trusts by its own facts (issue 17, fourth part) still tells these
+    "a document renamed in its directory": lambda root: (root / "notes" / "b.md").rename(
+        root / "notes" / "z.md"
+    ),
+    "a document replaced by a rename over it": lambda root: (
+        write(root, "notes/.b.md.tmp", "b"),
+        os.replace(root / "notes" / ".b.md.tmp", root / "notes" / "b.md"),
+    ),
+    "a new document, its directory's times put back": lambda root: _times_put_back(
+        root / "notes", lambda: write(root, "notes/c.md", "new")
+    ),
+    "a directory replaced by a symlink to it": lambda root: (
+        (root / "notes").rename(root / "real-notes"),
+        (root / "notes").symlink_to("real-notes"),
+    ),
 }
+
+
+def _times_put_back(directory: Path, change: Callable[[], object]) -> None:
+    """Make `change`, then set the directory's atime and mtime back (its ctime moves on)."""
+    before = directory.stat()
+    change()
+    os.utime(directory, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 @pytest.mark.parametrize("change", [*HARMLESS, *NOTICED])
@@ -586,12 +608,51 @@ def test_the_unchanged_check_agrees_with_a_full_walk(tmp_path: Path, change: str
     time.sleep(0.12)  # older than the racy window: the facts are trusted
     bank = Bank(tmp_path)
     first = bank.refresh()
+    assert sorted(bank._directories) == ["", "notes/"]  # both trusted by their own facts
     assert bank._unchanged()
     {**HARMLESS, **NOTICED}[change](tmp_path)
     assert bank._unchanged() is (change in HARMLESS)
     after = bank.refresh()
     assert (after is first) is (change in HARMLESS)
     assert summary(after) == summary(Bank(tmp_path).refresh())
+    if change in HARMLESS:  # (a document just read is racy: re-read until it is older)
+        assert bank._unchanged()
+
+
+def test_a_directory_unchanged_since_it_was_listed_is_not_listed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "a.md", "a")
+    write(tmp_path, "notes/b.md", "b")
+    write(tmp_path, "notes/deep/c.md", "c")
+    time.sleep(0.12)
+    bank = Bank(tmp_path)
+    bank.refresh()
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", _no_listing)
+        assert bank._unchanged()
+    write(tmp_path, "notes/.hidden", "x")  # the directory's facts move: it is listed once
+    assert bank._unchanged()
+    time.sleep(0.12)  # learned again, once older than the racy window
+    assert bank._unchanged()
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", _no_listing)
+        assert bank._unchanged()
+    write(tmp_path, "notes/deep/d.md", "d")
+    assert not bank._unchanged()
+
+
+def _no_listing(*_: object) -> None:
+    raise AssertionError("listed a directory whose facts had not moved")
+
+
+def test_a_directory_changed_just_before_it_was_listed_is_listed_again(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "a")
+    time.sleep(0.12)
+    write(tmp_path, "notes/b.md", "b")  # `notes/` is racy when the walk lists it
+    bank = Bank(tmp_path)
+    bank.refresh()
+    assert "notes/" not in bank._directories and "" not in bank._directories
 
 
 # --------------------------------------------------------------------------------------------
