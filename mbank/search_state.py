@@ -238,6 +238,37 @@ class LazyDocInfos(LazyValues[DocInfo]):
 _DOC_INFO = msgspec.msgpack.Decoder(DocInfo)
 
 
+class LazyHolders(LazyValues[set[str]]):
+    """A header postings map (word → the paths holding it) as the projection cache gives it
+    back: a word's set is made from its path ids (a list, as decoded) when first asked for."""
+
+    PENDING = list
+
+    def __init__(self, paths: list[str], held: dict[str, Ids]) -> None:
+        pending: Any = held
+        super().__init__(pending)
+        self._path_of = paths.__getitem__
+
+    def make(self, key: str, what: Any) -> set[str]:
+        return set(map(self._path_of, what))
+
+
+class LazyPositions(LazyValues[dict[str, tuple[int, ...]]]):
+    """A header postings map with positions (word → path → field positions) as the cache
+    gives it back: a word's dict is made from its (path ids, positions) when first asked for."""
+
+    PENDING = tuple
+
+    def __init__(self, paths: list[str], held: dict[str, tuple[Ids, list[tuple[int, ...]]]]):
+        pending: Any = held
+        super().__init__(pending)
+        self._path_of = paths.__getitem__
+
+    def make(self, key: str, what: Any) -> dict[str, tuple[int, ...]]:
+        ids, where = what
+        return dict(zip(map(self._path_of, ids), where, strict=True))
+
+
 def body_of(text: str) -> str:
     """The body `SearchIndex` indexes of a text document (`SearchIndex._add`)."""
     return split_frontmatter(text).body.lower()
@@ -472,24 +503,13 @@ def index_from_state(
             _unsigned(parts[2]),
             _unsigned(parts[3]),
         )
-        index.purpose_postings = {
-            word: set(map(path_of, held)) for word, held in state.purpose_postings.items()
-        }
-        index.title_postings = {
-            word: set(map(path_of, held)) for word, held in state.title_postings.items()
-        }
-        index.key_postings = {
-            word: dict(zip(map(path_of, held), where, strict=True))
-            for word, (held, where) in state.key_postings.items()
-        }
-        index.section_postings = {
-            word: dict(zip(map(path_of, held), where, strict=True))
-            for word, (held, where) in state.section_postings.items()
-        }
+        # each word's holders made when first asked for (`LazyHolders`, `LazyPositions`)
+        index.purpose_postings = LazyHolders(paths, state.purpose_postings)
+        index.title_postings = LazyHolders(paths, state.title_postings)
+        index.key_postings = LazyPositions(paths, state.key_postings)
+        index.section_postings = LazyPositions(paths, state.section_postings)
         index.header_stems = state.header_stems
-        index.header_words = {
-            word: set(map(path_of, held)) for word, held in state.header_words.items()
-        }
+        index.header_words = LazyHolders(paths, state.header_words)
     except (msgspec.DecodeError, ValueError, TypeError, IndexError, RecursionError, OverflowError):
         return None
     index.form_of = state.form_of
