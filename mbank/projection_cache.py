@@ -94,6 +94,9 @@ class FinishedSnapshot(msgspec.Struct, frozen=True, array_like=True):
     owners: dict[str, tuple[str, ...]]
     index_links: tuple[Link, ...]
     vocabulary: tuple[VocabularyRow, ...]
+    # each directory's facts and subdirectories as last listed (`snapshot.DirectoryRecord`),
+    # so that the check against the persisted facts lists only the directories that moved
+    directories: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]]
 
 
 class _Header(msgspec.Struct, frozen=True, array_like=True):

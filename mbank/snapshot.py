@@ -448,9 +448,10 @@ class Bank:
             return None
         grouped = _facts_by_directory((path, entry.facts) for path, entry in files.items())
         learned: dict[str, DirectoryRecord] = {}
-        if not _unchanged_against(self.root, grouped, len(files), learned=learned):
+        trusted = finished.directories
+        if not _unchanged_against(self.root, grouped, len(files), trusted, learned):
             return None
-        self._directories = learned
+        self._directories = {**trusted, **learned}
         ordered = sorted(files.items())
         self._cache = {path: _Cached(entry.facts, entry.doc, entry.text) for path, entry in ordered}
         self._facts_by_directory = grouped
@@ -509,6 +510,7 @@ class Bank:
             owners=snapshot.owners,
             index_links=snapshot.index_links,
             vocabulary=snapshot.vocabulary,
+            directories=self._directories,
         )
 
     @property

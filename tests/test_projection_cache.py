@@ -285,9 +285,34 @@ def new_directory_with_a_document(root: Path) -> None:
     os.replace(root / "adr" / "new.md", root / "extra" / "new.md")
 
 
+def new_document_times_put_back(root: Path) -> None:
+    before = (root / "adr").stat()
+    new_document(root)
+    os.utime(root / "adr", ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_second_process_lists_no_directory_when_nothing_moved(
+    fixture_bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The finished snapshot keeps each directory's facts as last listed: a second process
+    stats the persisted documents by name and lists nothing."""
+    saved_cache(fixture_bank, tmp_path)
+    process = Process(fixture_bank, tmp_path)
+
+    def listed(*_: object) -> None:
+        raise AssertionError("listed a directory whose facts had not moved")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", listed)
+        served = process.serve()
+    assert process.bank.finished_used
+    assert_same_as_fresh(served, fixture_bank)
+
+
 @pytest.mark.parametrize(
     ("change", "finished"),
     [
+        (new_document_times_put_back, False),
         (hidden_file, True),
         (other_file, True),
         (new_document, False),
