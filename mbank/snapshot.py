@@ -333,6 +333,7 @@ class Bank:
         # `time.monotonic_ns()` when the walk that proved the snapshot current began (None
         # once this process may have written since): see `refresh(not_before=…)`
         self._walked_at: int | None = None
+        self._walk_began = 0
 
     def _persisted(self) -> Mapping[str, PersistedFile]:
         if self._snapshot is not None or self.cache is None:
@@ -354,11 +355,14 @@ class Bank:
             and walked_at >= not_before
             and self._snapshot is not None
         ):
+            _debug("refresh: answered by a walk that began after the request arrived")
             self.last_refresh_parsed = 0
             return self._snapshot
-        started = time.monotonic_ns()
+        self._walk_began = time.monotonic_ns()
         snapshot = self._refresh()
-        self._walked_at = started  # only once the walk is done: one that failed proves nothing
+        # only once the walk is done (one that failed proves nothing), and as of the moment
+        # the walk that made the snapshot began (after any decoding of the cache before it)
+        self._walked_at = self._walk_began
         return snapshot
 
     def _refresh(self) -> Snapshot:
@@ -372,6 +376,7 @@ class Bank:
         parsed = 0
         changed = self._snapshot is None
         persisted = self._persisted()
+        self._walk_began = time.monotonic_ns()
         seen: dict[str, _Cached] = {}
         directories: dict[str, DirectoryRecord] = {}
         read_from = time.time_ns()
@@ -449,6 +454,7 @@ class Bank:
         grouped = _facts_by_directory((path, entry.facts) for path, entry in files.items())
         learned: dict[str, DirectoryRecord] = {}
         trusted = finished.directories
+        self._walk_began = time.monotonic_ns()
         if not _unchanged_against(self.root, grouped, len(files), trusted, learned):
             return None
         self._directories = {**trusted, **learned}
