@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
-from mbank.model import Contract, Doc, LayerMap, Link, VocabularyRow
+from mbank.model import Doc
+from mbank.projection import Snapshot
 
 if TYPE_CHECKING:
     from mbank.search import SearchIndex
@@ -88,12 +89,8 @@ class FinishedSnapshot(msgspec.Struct, frozen=True, array_like=True):
     persisted facts, with none come or gone, serves the snapshot these make (`Bank.refresh`)
     instead of deriving them again: the same documents give the same maps."""
 
-    contract: Contract
-    layers: LayerMap
-    incoming: dict[str, tuple[str, ...]]
-    owners: dict[str, tuple[str, ...]]
-    index_links: tuple[Link, ...]
-    vocabulary: tuple[VocabularyRow, ...]
+    # the snapshot without its documents and texts (those are the documents' part)
+    derived: Snapshot
     # each directory's facts and subdirectories as last listed (`snapshot.DirectoryRecord`),
     # so that the check against the persisted facts lists only the directories that moved
     directories: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]]
@@ -340,15 +337,6 @@ class ProjectionCache:
         documents = DocumentsPart(list(files.values()))
         derived = b"" if finished is None else msgspec.msgpack.encode(finished)
         return [header, documents, derived, *(index if index is not None else [b""] * INDEX_PARTS)]
-
-    def save(
-        self,
-        files: Mapping[str, PersistedFile],
-        index: list[Part] | None,
-        finished: FinishedSnapshot | None = None,
-    ) -> bool:
-        """Encode and write the cache; False when it could not be."""
-        return self.write(self.encode(files, index, finished))
 
     def write(self, parts: Sequence[Part | DocumentsPart]) -> bool:
         """Write the cache whole (temporary file, then rename); False when it could not be."""

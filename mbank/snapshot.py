@@ -465,17 +465,12 @@ class Bank:
         self.cache.reused = len(ordered)
         self.finished_used = True
         self._generation += 1
-        self._snapshot = Snapshot(
+        self._snapshot = msgspec.structs.replace(
+            finished.derived,
             root=self.root,
             real_root=self.real_root,
             docs={path: entry.doc for path, entry in ordered},
             raw={path: entry.text for path, entry in ordered},
-            contract=finished.contract,
-            layers=finished.layers,
-            incoming=finished.incoming,
-            owners=finished.owners,
-            index_links=finished.index_links,
-            vocabulary=finished.vocabulary,
             generation=self._generation,
         )
         return self._snapshot
@@ -510,13 +505,7 @@ class Bank:
         if snapshot is None or len(files) != len(snapshot.docs):
             return None
         return FinishedSnapshot(
-            contract=snapshot.contract,
-            layers=snapshot.layers,
-            incoming=snapshot.incoming,
-            owners=snapshot.owners,
-            index_links=snapshot.index_links,
-            vocabulary=snapshot.vocabulary,
-            directories=self._directories,
+            msgspec.structs.replace(snapshot, docs={}, raw={}), self._directories
         )
 
     @property
