@@ -9,6 +9,7 @@ text of 04 §1.1. The published words and the surface decision are data in `mban
 
 from __future__ import annotations
 
+import gc
 import inspect
 import json
 import logging
@@ -173,6 +174,9 @@ class BankService:
         self.lock = threading.Lock()
         self.engine = dict(engine or {})
         self.warmed = threading.Event()
+        # the cyclic collector was held off while the server started (`serve`): the warm-up
+        # turns it back on once done
+        self.collect_when_warm = False
 
     @property
     def root(self) -> str:
@@ -237,6 +241,8 @@ class BankService:
         except Exception:  # a warm-up must never take the server down
             log.exception("warming the bank failed")
         finally:
+            if self.collect_when_warm:
+                gc.enable()
             self.warmed.set()
         if pending is not None and self.bank.cache is not None:
             # Not a daemon: a session that ends now still leaves the cache for the next one.
@@ -801,6 +807,11 @@ def serve(root: str, off: Sequence[str] = ()) -> int:
     stderr_logging()
     choice = decide_surface(root, off, recover=recover_interrupted)
     server = build_server(choice=choice, warm=True)
+    if not gc.isenabled():  # held off while starting (`mbank.cli`): on again once warm
+        if choice.surface == "full":
+            server.service.collect_when_warm = True
+        else:  # no warm-up in this surface
+            gc.enable()
     if sys.stdin.isatty():  # a person ran it by hand: say why nothing seems to happen
         sys.stderr.write(WAITING_LINE.format(root=choice.root, surface=choice.surface))
     anyio.run(run_stdio, server)

@@ -733,3 +733,31 @@ def test_a_server_read_after_the_warm_up_sees_an_edit_and_a_write_forgets_the_wa
         service.write(WRITE_TOOLS[0], {})
     # a request that arrived before that walk, handled after the write: it walks again
     assert "quokka" in service.bank.refresh(not_before=arrived).raw["README.md"]
+
+
+def test_the_warm_up_turns_the_collector_back_on_when_the_start_held_it_off(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mbank serve` starts with the cyclic collector off (`cli._run_serve`); the server's
+    warm-up turns it on again, whether or not the warm-up succeeds."""
+    import gc
+
+    from mbank.server import BankService
+
+    monkeypatch.setenv("MBANK_NO_CACHE", "1")
+    was = gc.isenabled()
+    try:
+        for failing in (False, True):
+            service = BankService(str(fixture_bank))
+            if failing:
+                monkeypatch.setattr(service.bank, "refresh", _no_walk)
+            service.collect_when_warm = True
+            gc.disable()
+            service.warm()
+            assert gc.isenabled() and service.warmed.is_set()
+        gc.disable()
+        BankService(str(fixture_bank)).warm()  # not asked to: the collector stays as it was
+        assert not gc.isenabled()
+    finally:
+        if was:
+            gc.enable()
