@@ -108,6 +108,10 @@ def assert_same_as_fresh(served: tuple[Snapshot, SearchIndex], root: Path) -> No
     assert index.indexed == expected_index.indexed
     assert index.docs == expected_index.docs
     assert index.indexed == {path: info.key for path, info in index.docs.items()}
+    for held in ("purpose_postings", "title_postings", "key_postings", "section_postings"):
+        assert getattr(index, held) == getattr(expected_index, held), held
+    assert index.header_words == expected_index.header_words
+    assert index.header_stems == expected_index.header_stems
 
 
 # --------------------------------------------------------------------------------------------
