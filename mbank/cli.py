@@ -535,8 +535,14 @@ def _add_serve(sub: Any) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    import gc
+
     from mbank.projection_cache import prefetch_for
 
+    # The cyclic collector would walk the SDK's freshly imported heap again and again and
+    # find next to nothing (70-180 ms of a server's start, issue 17): it waits until the
+    # server is up and warm (`mbank.server.serve` turns it back on).
+    gc.disable()
     root = resolve_root(args, required=True, must_exist=False)
     prefetch_for(os.path.realpath(root))  # read beside the SDK's import (issue 17)
     from mbank.server import serve

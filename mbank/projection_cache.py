@@ -48,14 +48,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import msgspec
 
 from mbank.model import Doc
+from mbank.projection import Snapshot
 
 if TYPE_CHECKING:
     from mbank.search import SearchIndex
     from mbank.snapshot import Bank
 
 # Bumped whenever what is stored changes shape or meaning.
-FORMAT = 2
-MAGIC = b"MBANKPC\x02"
+FORMAT = 3
+MAGIC = b"MBANKPC\x03"
 DIGEST_SIZE = 32
 LENGTH_SIZE = 8
 Part = bytes | memoryview
@@ -79,6 +80,20 @@ class PersistedFile(msgspec.Struct, frozen=True, array_like=True):
     facts: Facts
     doc: Doc
     text: str
+
+
+class FinishedSnapshot(msgspec.Struct, frozen=True, array_like=True):
+    """What `build_snapshot` derives from the documents as a whole, kept beside them when the
+    cache holds every document of the snapshot it was derived from (and each as the snapshot
+    holds it, with its layer and registrations). A process whose every file still has the
+    persisted facts, with none come or gone, serves the snapshot these make (`Bank.refresh`)
+    instead of deriving them again: the same documents give the same maps."""
+
+    # the snapshot without its documents and texts (those are the documents' part)
+    derived: Snapshot
+    # each directory's facts and subdirectories as last listed (`snapshot.DirectoryRecord`),
+    # so that the check against the persisted facts lists only the directories that moved
+    directories: dict[str, tuple[tuple[int, int, int, int], tuple[str, ...]]]
 
 
 class _Header(msgspec.Struct, frozen=True, array_like=True):
@@ -213,6 +228,7 @@ class ProjectionCache:
         self.reused = 0
         self._code: str | None = None
         self._files: dict[str, PersistedFile] | None = None
+        self._finished: FinishedSnapshot | None = None
         self._index: list[bytes] | None = None
         self._prefetch: threading.Thread | None = None
         # what `_read` found: the checked file, or the status saying why there is none
@@ -234,6 +250,12 @@ class ProjectionCache:
             self._files = {}
             self._load()
         return self._files
+
+    def finished(self) -> FinishedSnapshot | None:
+        """The persisted snapshot's derived maps, when the file was trustworthy and held every
+        document of that snapshot."""
+        self.files()
+        return self._finished
 
     def index_state(self) -> list[bytes] | None:
         """The persisted search-index state, undecoded, when the file was trustworthy."""
@@ -274,39 +296,47 @@ class ProjectionCache:
             _debug(f"{self.path}: {why}")
 
     def _accept(self, parts: list[bytes]) -> str | None:
-        """Adopt the checked `parts` (a header, the documents, the index state) when every
+        """Adopt the checked `parts` (a header, the documents, the finished snapshot's maps or
+        nothing, the index state) when every
         check passes; else say why not (nothing is adopted). A foreign file costs no decoding
         and the index state is kept undecoded until it is asked for."""
-        if len(parts) != 2 + INDEX_PARTS:
+        if len(parts) != 3 + INDEX_PARTS:
             return "not a cache of this format"
         try:
             if msgspec.msgpack.decode(parts[0], type=_Header) != self._expected():
                 return "written by another version of mbank or for another bank"
             decoder = msgspec.msgpack.Decoder(list[PersistedFile], ext_hook=_from_extension)
             files = decoder.decode(parts[1])
+            finished = msgspec.msgpack.decode(parts[2], type=FinishedSnapshot) if parts[2] else None
         except (msgspec.DecodeError, ValueError, RecursionError) as exc:
             return f"undecodable: {exc}"
         parts[1] = b""  # the documents' buffer goes now: peak memory is one part, not the file
         self._files = {entry.path: entry for entry in files}
-        self._index = parts[2:] if parts[2] else None
+        self._finished = finished
+        self._index = parts[3:] if parts[3] else None
         self.status = "used"
         return None
 
     def release(self) -> None:
         """Drop what was loaded (the index takes the postings arrays it reads in place)."""
         self._files = {}
+        self._finished = None
         self._index = None
 
-    def encode(self, files: Mapping[str, PersistedFile], index: list[Part] | None) -> Pending:
+    def encode(
+        self,
+        files: Mapping[str, PersistedFile],
+        index: list[Part] | None,
+        finished: FinishedSnapshot | None = None,
+    ) -> Pending:
         """The cache's parts (taken while the bank is locked; everything in them is immutable
-        or a copy, so `write` can run after the lock is released)."""
+        or a copy, so `write` can run after the lock is released). `finished` only when
+        `files` are every document of the snapshot it was taken from, as that snapshot holds
+        them, and `index` was synced with that snapshot."""
         header = msgspec.msgpack.encode(self._expected())
         documents = DocumentsPart(list(files.values()))
-        return [header, documents, *(index if index is not None else [b""] * INDEX_PARTS)]
-
-    def save(self, files: Mapping[str, PersistedFile], index: list[Part] | None) -> bool:
-        """Encode and write the cache; False when it could not be."""
-        return self.write(self.encode(files, index))
+        derived = b"" if finished is None else msgspec.msgpack.encode(finished)
+        return [header, documents, derived, *(index if index is not None else [b""] * INDEX_PARTS)]
 
     def write(self, parts: Sequence[Part | DocumentsPart]) -> bool:
         """Write the cache whole (temporary file, then rename); False when it could not be."""
@@ -471,6 +501,7 @@ def warm_start(
         # what a first route call would otherwise build (and the cache keeps)
         index.route_forms()
         index.route_stats()
+        index.route_lengths()
         index.cyrillic_share()
         compact(index, snapshot)
         if cache is not None:
@@ -487,4 +518,5 @@ def warm_start(
     ):
         return index, None
     bank.parsed_since_persisted = 0
-    return index, cache.encode(bank.persisted_files(), export_state(index))
+    files = bank.persisted_files()
+    return index, cache.encode(files, export_state(index), bank.finished(files))

@@ -402,17 +402,16 @@ class Figures:
         self.index = index
         self.stats = stats
         self.forms = index.route_forms()
-        docs = index.docs
+        lengths = index.route_lengths()
         self.body_norm = {
-            path: K1 * (1 - B + B * docs[path].length / stats.avgdl) for path in index.routable
+            path: K1 * (1 - B + B * body / stats.avgdl) for path, (body, _, _) in lengths.items()
         }
         self.purpose_norm = {
-            path: 0.75 + 0.25 * len(docs[path].header.purpose.words) / stats.avg_purpose
-            for path in index.routable
+            path: 0.75 + 0.25 * purpose / stats.avg_purpose
+            for path, (_, purpose, _) in lengths.items()
         }
         self.title_norm = {
-            path: 0.75 + 0.25 * len(docs[path].header.title.words) / stats.avg_title
-            for path in index.routable
+            path: 0.75 + 0.25 * title / stats.avg_title for path, (_, _, title) in lengths.items()
         }
         self._priors: dict[tuple[bool, str | None, str | None], dict[str, float]] = {}
         self._bm25: dict[str, tuple[float, dict[str, float]]] = {}

@@ -233,7 +233,10 @@ class SearchIndex:
 
     def __init__(self) -> None:
         self.postings: dict[str, dict[str, int]] = {}
-        self.indexed: dict[str, tuple[int, int]] = {}
+        # the (mtime_ns, size, sha256) each document was indexed at (its `DocInfo.key`), kept
+        # apart so that `sync` compares every document without making a `DocInfo` the
+        # projection cache has not decoded yet (`mbank.search_state`)
+        self.indexed: dict[str, tuple[int, int, str]] = {}
         self.bodies: dict[str, str] = {}
         self.docs: dict[str, DocInfo] = {}
         self.routable: set[str] = set()
@@ -254,6 +257,7 @@ class SearchIndex:
         self._derived_version = -1
         self._route_forms: dict[str, tuple[str, ...]] | None = None
         self._stats: RouteStats | None = None
+        self._lengths: dict[str, tuple[int, int, int]] | None = None
         self._vocab_sorted: list[str] | None = None
         self._bridge: dict[str, tuple[str, ...]] | None = None
         self._pairs: dict[str, tuple[str, ...]] | None = None
@@ -273,11 +277,12 @@ class SearchIndex:
         for path in [path for path in self.docs if path not in snapshot.docs]:
             self._remove(path)
             touched += 1
+        indexed = self.indexed
         for path, doc in snapshot.docs.items():
-            info = self.docs.get(path)
             key = (doc.mtime_ns, doc.size, doc.sha256)
-            if info is None or info.key != key:
-                if info is not None:
+            known = indexed.get(path)
+            if known != key:
+                if known is not None:
                     self._remove(path)
                 self._add(path, doc, snapshot.raw.get(path, ""), key)
                 touched += 1
@@ -302,7 +307,7 @@ class SearchIndex:
         for word in _header_raw_words(header):
             self.header_words.setdefault(word, set()).add(path)
         self.docs[path] = DocInfo(key, header, length)
-        self.indexed[path] = (doc.mtime_ns, doc.size)
+        self.indexed[path] = key
         self.bodies[path] = body
         self.version += 1
 
@@ -424,6 +429,7 @@ class SearchIndex:
             self._derived_version = self.version
             self._route_forms = None
             self._stats = None
+            self._lengths = None
             self._vocab_sorted = None
             self._bridge = None
             self._pairs = None
@@ -465,6 +471,20 @@ class SearchIndex:
                 avg_title=max(title / n, 1.0) if n else 1.0,
             )
         return self._stats
+
+    def route_lengths(self) -> dict[str, tuple[int, int, int]]:
+        """(§3.9 body length, purpose words, title words) of every routable document: what
+        route's length norms are made of (`route.Figures`), kept with the index state so a
+        second session's first route makes no `DocInfo` for them."""
+        self._refresh_derived()
+        if self._lengths is None:
+            docs = self.docs
+            self._lengths = {
+                path: (info.length, len(info.header.purpose.words), len(info.header.title.words))
+                for path in self.routable
+                for info in (docs[path],)
+            }
+        return self._lengths
 
     def vocabulary(self) -> list[str]:
         """Every raw token of the bank, header and body, sorted (the named-term rule's `vocab`)."""

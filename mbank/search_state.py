@@ -53,15 +53,19 @@ class Later:
 
 
 class LazyValues(dict[str, Value]):
-    """A dict whose values are made on first use from what `Later` holds (`make`).
+    """A dict whose values are made on first use from a pending value (`make`).
 
     Every key is present from the start, in its order; a value is made when first looked up
-    and then kept, so later edits of it stick. Every dict method the index, route and search
-    use is overridden to make the value first, so no caller can see a `Later`.
+    and then kept, so later edits of it stick. A value is pending while its type is the map's
+    `PENDING` (a `Later` unless the map says otherwise; no made value is ever of that type).
+    Every dict method the index, route and search use is overridden to make the value first,
+    so no caller can see a pending one.
     """
 
+    PENDING: type = Later
+
     def make(self, key: str, what: Any) -> Value:
-        """The value of `key` from what its `Later` holds: each kind of map says how
+        """The value of `key` from its pending value `what`: each kind of map says how
         (`PackedPostings`, `DerivedBodies`; both override this). The base is not an ABC
         because mypy refuses its `__hash__ = None` under `abc.ABC`."""
         raise NotImplementedError(f"{type(self).__name__} does not say how its values are made")
@@ -72,8 +76,8 @@ class LazyValues(dict[str, Value]):
         dict.__setitem__(self, key, later)
 
     def _made(self, key: str, value: Any) -> Value:
-        if type(value) is Later:
-            value = self.make(key, value.what)
+        if type(value) is self.PENDING:
+            value = self.make(key, value)
             dict.__setitem__(self, key, value)
         made: Value = value
         return made
@@ -81,7 +85,7 @@ class LazyValues(dict[str, Value]):
     def pending(self, key: str) -> Any:
         """What `key`'s value will be made from when it was never made, else None."""
         value: Any = dict.__getitem__(self, key)
-        return value.what if type(value) is Later else None
+        return value if type(value) is self.PENDING else None
 
     def __getitem__(self, key: str) -> Value:
         return self._made(key, dict.__getitem__(self, key))
@@ -98,7 +102,7 @@ class LazyValues(dict[str, Value]):
         if key not in self:
             return dict.pop(self, key, *default)
         value: Any = dict.pop(self, key)
-        return self.make(key, value.what) if type(value) is Later else value
+        return self.make(key, value) if type(value) is self.PENDING else value
 
     def setdefault(self, key: str, default: Any = None, /) -> Value:
         if key in self:
@@ -139,7 +143,11 @@ _PACKED_AWAY: dict[str, int] = {}
 
 class PackedPostings(LazyValues[Postings]):
     """`SearchIndex.postings` (token → {path: count}) held as packed arrays: a token's dict
-    is made, as a build would have made it, when something first asks for that token."""
+    is made, as a build would have made it, when something first asks for that token. A
+    token not made yet holds its position in `ends` (an int: filing 75,000 of them costs a
+    tenth of filing as many `Later`s)."""
+
+    PENDING = int
 
     def __init__(self, paths: list[str], ends: Packed, ids: Packed, counts: Packed) -> None:
         super().__init__()
@@ -149,18 +157,28 @@ class PackedPostings(LazyValues[Postings]):
         self.ids = ids
         self.counts = counts
 
+    def span(self, token: str) -> tuple[int, int] | None:
+        """Where `token`'s postings are in `ids` and `counts`, when its dict was never made."""
+        position = self.pending(token)
+        if position is None:
+            return None
+        return (self.ends[position - 1] if position else 0), self.ends[position]
+
     def untouched(self) -> bool:
         """Whether every token is as packed: none unpacked, added or removed."""
         values: list[Any] = list(dict.values(self))
-        return len(values) == len(self.ends) and all(type(value) is Later for value in values)
+        return len(values) == len(self.ends) and all(type(value) is int for value in values)
 
     def items(self) -> Any:
         """(token, postings) of every token; a token never unpacked comes as a read-only
         view of its packed span, so reading them all (`SearchIndex.cyrillic_share`) makes
         no dict and keeps nothing."""
         found: list[tuple[str, Any]] = list(dict.items(self))
+        ends = self.ends
         return [
-            (token, PostingsView(self, value.what) if type(value) is Later else value)
+            (token, PostingsView(self, (ends[value - 1] if value else 0, ends[value])))
+            if type(value) is int
+            else (token, value)
             for token, value in found
         ]
 
@@ -168,7 +186,7 @@ class PackedPostings(LazyValues[Postings]):
         return [value for _, value in self.items()]
 
     def make(self, key: str, what: Any) -> Postings:
-        start, end = what
+        start, end = (self.ends[what - 1] if what else 0), self.ends[what]
         return dict(
             zip(map(self._path_of, self.ids[start:end]), self.counts[start:end], strict=True)
         )
@@ -201,7 +219,54 @@ class DerivedBodies(LazyValues[str]):
     every body besides it would double the memory of the bank's text."""
 
     def make(self, key: str, what: Any) -> str:
-        return body_of(what)
+        return body_of(what.what)
+
+
+class LazyDocInfos(LazyValues[DocInfo]):
+    """`SearchIndex.docs` as the projection cache gives it back: each document's `DocInfo`
+    (its header's fields, words and stems) decoded when first asked for. At 10,000 documents
+    decoding them all is 90 ms of a second session, and its first route reads a few: the
+    length norms come from `SearchIndex.route_lengths`, kept with the state. The bytes are a
+    part of the cache file whose digest was checked before any of it was used."""
+
+    PENDING = msgspec.Raw
+
+    def make(self, key: str, what: Any) -> DocInfo:
+        return _DOC_INFO.decode(what)
+
+
+_DOC_INFO = msgspec.msgpack.Decoder(DocInfo)
+
+
+class LazyHolders(LazyValues[set[str]]):
+    """A header postings map (word → the paths holding it) as the projection cache gives it
+    back: a word's set is made from its path ids (a list, as decoded) when first asked for."""
+
+    PENDING = list
+
+    def __init__(self, paths: list[str], held: dict[str, Ids]) -> None:
+        pending: Any = held
+        super().__init__(pending)
+        self._path_of = paths.__getitem__
+
+    def make(self, key: str, what: Any) -> set[str]:
+        return set(map(self._path_of, what))
+
+
+class LazyPositions(LazyValues[dict[str, tuple[int, ...]]]):
+    """A header postings map with positions (word → path → field positions) as the cache
+    gives it back: a word's dict is made from its (path ids, positions) when first asked for."""
+
+    PENDING = tuple
+
+    def __init__(self, paths: list[str], held: dict[str, tuple[Ids, list[tuple[int, ...]]]]):
+        pending: Any = held
+        super().__init__(pending)
+        self._path_of = paths.__getitem__
+
+    def make(self, key: str, what: Any) -> dict[str, tuple[int, ...]]:
+        ids, where = what
+        return dict(zip(map(self._path_of, ids), where, strict=True))
 
 
 def body_of(text: str) -> str:
@@ -219,8 +284,11 @@ class IndexState(msgspec.Struct, array_like=True):
     """
 
     paths: list[str]
-    docs: list[DocInfo]
-    indexed: list[tuple[int, int]]
+    # Each document's `DocInfo`, left encoded when read back (`LazyDocInfos` decodes one when
+    # it is first asked for); written as a `DocInfo`, or as the bytes it came in if never
+    # decoded. Its key is in `indexed`, so `sync` decodes none of them.
+    docs: list[msgspec.Raw]
+    indexed: list[tuple[int, int, str]]
     routable: Ids
     # The body postings' tokens, in the order a build made them. Their postings are struct-
     # of-arrays, three more parts of the cache file (unsigned 32-bit integers, read in place):
@@ -240,6 +308,8 @@ class IndexState(msgspec.Struct, array_like=True):
     route_forms: dict[str, tuple[str, ...]] | None
     route_stats: RouteStats | None
     cyrillic_share: float | None
+    # (body length, purpose words, title words) of the routable documents: route's norms
+    route_lengths: tuple[Ids, list[tuple[int, int, int]]] | None
 
 
 def _packed_postings(
@@ -256,7 +326,7 @@ def _packed_postings(
         return tokens, packed.ends, packed.ids, packed.counts  # immutable: shared, not copied
     ends, ids, counts = array("I"), array("I"), array("I")
     for token in tokens:
-        span = packed.pending(token) if packed is not None else None
+        span = packed.span(token) if packed is not None else None
         if span is not None and packed is not None:
             held = packed.ids[span[0] : span[1]]
             ids.extend(held if same_paths else map(number, map(packed.paths.__getitem__, held)))
@@ -282,9 +352,7 @@ def _postings_from(
     if len(ends) != len(tokens) or len(ids) != len(counts) or (ends and ends[-1] != len(ids)):
         raise ValueError("postings arrays of different lengths")
     postings = PackedPostings(paths, ends, ids, counts)
-    starts = array("I", [0])
-    starts.extend(ends[:-1])
-    dict.update(postings, zip(tokens, map(Later, zip(starts, ends, strict=True)), strict=True))
+    dict.update(postings, zip(tokens, range(len(tokens)), strict=True))
     return postings
 
 
@@ -325,7 +393,7 @@ def build_packed(index: SearchIndex, snapshot: Snapshot) -> None:
         index.docs[path] = DocInfo(
             (doc.mtime_ns, doc.size, doc.sha256), header, route_length(counts)
         )
-        index.indexed[path] = (doc.mtime_ns, doc.size)
+        index.indexed[path] = (doc.mtime_ns, doc.size, doc.sha256)
     index.bodies = _derived_bodies(paths, snapshot.docs, snapshot.raw)
     tokens = list(held)
     ends, ids, posting_counts = array("I"), array("I"), array("I")
@@ -372,9 +440,12 @@ def export_state(index: SearchIndex) -> list[Buffer]:
 
     tokens, ends, posting_ids, counts = _packed_postings(index.postings, paths)
     derived = index._derived_version == index.version
+    lengths = index._lengths if derived else None
+    # a `DocInfo` never decoded is written as the bytes it was read as (the same encoding)
+    docs: list[Any] = list(dict.values(index.docs))
     state = IndexState(
         paths,
-        list(index.docs.values()),
+        docs,
         [index.indexed[path] for path in paths],
         ids(index.routable),
         tokens,
@@ -389,6 +460,7 @@ def export_state(index: SearchIndex) -> list[Buffer]:
         index._route_forms if derived else None,
         index._stats if derived else None,
         index._cyrillic_share if derived else None,
+        None if lengths is None else with_values(lengths),
     )
     return [
         msgspec.msgpack.encode(state),
@@ -405,7 +477,7 @@ def index_from_state(
     some indexed version's text is in none of `sources` (its body could not be made again).
 
     Bodies are not kept in the state: each is made from the text of the version the index
-    holds (the sha256 of its `DocInfo.key`), found in the first of `sources` that has it.
+    holds (the sha256 of its key in `indexed`), found in the first of `sources` that has it.
     """
     if len(parts) != 4:
         return None
@@ -415,11 +487,12 @@ def index_from_state(
         path_of = paths.__getitem__
         if len(state.docs) != len(paths) or len(state.indexed) != len(paths):
             return None
-        bodies = _bodies_of(paths, state.docs, sources)
+        bodies = _bodies_of(paths, state.indexed, sources)
         if bodies is None:
             return None
         index = SearchIndex()
-        index.docs = dict(zip(paths, state.docs, strict=True))
+        encoded: Any = zip(paths, state.docs, strict=True)  # each pending: its `Raw` bytes
+        index.docs = LazyDocInfos(encoded)
         index.indexed = dict(zip(paths, state.indexed, strict=True))
         index.bodies = bodies
         index.routable = set(map(path_of, state.routable))
@@ -430,24 +503,13 @@ def index_from_state(
             _unsigned(parts[2]),
             _unsigned(parts[3]),
         )
-        index.purpose_postings = {
-            word: set(map(path_of, held)) for word, held in state.purpose_postings.items()
-        }
-        index.title_postings = {
-            word: set(map(path_of, held)) for word, held in state.title_postings.items()
-        }
-        index.key_postings = {
-            word: dict(zip(map(path_of, held), where, strict=True))
-            for word, (held, where) in state.key_postings.items()
-        }
-        index.section_postings = {
-            word: dict(zip(map(path_of, held), where, strict=True))
-            for word, (held, where) in state.section_postings.items()
-        }
+        # each word's holders made when first asked for (`LazyHolders`, `LazyPositions`)
+        index.purpose_postings = LazyHolders(paths, state.purpose_postings)
+        index.title_postings = LazyHolders(paths, state.title_postings)
+        index.key_postings = LazyPositions(paths, state.key_postings)
+        index.section_postings = LazyPositions(paths, state.section_postings)
         index.header_stems = state.header_stems
-        index.header_words = {
-            word: set(map(path_of, held)) for word, held in state.header_words.items()
-        }
+        index.header_words = LazyHolders(paths, state.header_words)
     except (msgspec.DecodeError, ValueError, TypeError, IndexError, RecursionError, OverflowError):
         return None
     index.form_of = state.form_of
@@ -459,15 +521,20 @@ def index_from_state(
         index._route_forms = state.route_forms
         index._stats = state.route_stats
         index._cyrillic_share = state.cyrillic_share
+        if state.route_lengths is not None:
+            held, lengths = state.route_lengths
+            index._lengths = dict(zip(map(paths.__getitem__, held), lengths, strict=True))
     return index
 
 
 def _bodies_of(
-    paths: list[str], infos: list[DocInfo], sources: tuple[Mapping[str, ParsedDocument], ...]
+    paths: list[str],
+    keys: list[tuple[int, int, str]],
+    sources: tuple[Mapping[str, ParsedDocument], ...],
 ) -> DerivedBodies | None:
     bodies = DerivedBodies()
-    for path, info in zip(paths, infos, strict=True):
-        sha256 = info.key[2]
+    for path, key in zip(paths, keys, strict=True):
+        sha256 = key[2]
         for source in sources:
             found = source.get(path)
             if found is not None and found.doc.sha256 == sha256:

@@ -9,12 +9,14 @@ text of 04 §1.1. The published words and the surface decision are data in `mban
 
 from __future__ import annotations
 
+import gc
 import inspect
 import json
 import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import (
@@ -172,6 +174,9 @@ class BankService:
         self.lock = threading.Lock()
         self.engine = dict(engine or {})
         self.warmed = threading.Event()
+        # the cyclic collector was held off while the server started (`serve`): the warm-up
+        # turns it back on once done
+        self.collect_when_warm = False
 
     @property
     def root(self) -> str:
@@ -197,8 +202,11 @@ class BankService:
             raise ToolError(INTERNAL_ERROR.format(kind=type(exc).__name__, message=exc)) from exc
 
     def read(self, tool: str, work: Callable[[Snapshot], T]) -> T:
-        """A read: refresh, then `work(snapshot)`, under the lock."""
-        return self.guarded(tool, lambda: work(self.bank.refresh()))
+        """A read: refresh, then `work(snapshot)`, under the lock. The refresh is as of the
+        request's arrival (`Bank.refresh(not_before=…)`): a walk that began after it, while
+        the request waited for the lock (the warm-up's), is not walked again."""
+        arrived = time.monotonic_ns()
+        return self.guarded(tool, lambda: work(self.bank.refresh(not_before=arrived)))
 
     def write(self, tool: WriteTool[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
         """A declared write tool run through `mbank.writes.run_write` (None arguments dropped:
@@ -206,9 +214,14 @@ class BankService:
         from mbank.writes import run_write
 
         given = {key: value for key, value in arguments.items() if value is not None}
-        return self.guarded(
-            tool.name, lambda: _plain(run_write(tool, self.bank, given, **self.engine))
-        )
+
+        def call() -> dict[str, Any]:
+            try:
+                return _plain(run_write(tool, self.bank, given, **self.engine))
+            finally:
+                self.bank.forget_walk()  # the files may have changed since any walk
+
+        return self.guarded(tool.name, call)
 
     def not_a_document_note(self, path: str) -> str | None:
         """The journal's "where did it go" sentence for a path (spec 03 §14.9)."""
@@ -228,6 +241,8 @@ class BankService:
         except Exception:  # a warm-up must never take the server down
             log.exception("warming the bank failed")
         finally:
+            if self.collect_when_warm:
+                gc.enable()
             self.warmed.set()
         if pending is not None and self.bank.cache is not None:
             # Not a daemon: a session that ends now still leaves the cache for the next one.
@@ -792,6 +807,11 @@ def serve(root: str, off: Sequence[str] = ()) -> int:
     stderr_logging()
     choice = decide_surface(root, off, recover=recover_interrupted)
     server = build_server(choice=choice, warm=True)
+    if not gc.isenabled():  # held off while starting (`mbank.cli`): on again once warm
+        if choice.surface == "full":
+            server.service.collect_when_warm = True
+        else:  # no warm-up in this surface
+            gc.enable()
     if sys.stdin.isatty():  # a person ran it by hand: say why nothing seems to happen
         sys.stderr.write(WAITING_LINE.format(root=choice.root, surface=choice.surface))
     anyio.run(run_stdio, server)

@@ -574,7 +574,29 @@ NOTICED: dict[str, Callable[[Path], object]] = {
     ),
     "a document's directory renamed": lambda root: (root / "notes").rename(root / "other"),
     "a document edited": lambda root: write(root, "a.md", "edited"),
+    # a directory the check trusts by its own facts (issue 17, fourth part) still tells these
+    "a document renamed in its directory": lambda root: (root / "notes" / "b.md").rename(
+        root / "notes" / "z.md"
+    ),
+    "a document replaced by a rename over it": lambda root: (
+        write(root, "notes/.b.md.tmp", "b"),
+        os.replace(root / "notes" / ".b.md.tmp", root / "notes" / "b.md"),
+    ),
+    "a new document, its directory's times put back": lambda root: _times_put_back(
+        root / "notes", lambda: write(root, "notes/c.md", "new")
+    ),
+    "a directory replaced by a symlink to it": lambda root: (
+        (root / "notes").rename(root / "real-notes"),
+        (root / "notes").symlink_to("real-notes"),
+    ),
 }
+
+
+def _times_put_back(directory: Path, change: Callable[[], object]) -> None:
+    """Make `change`, then set the directory's atime and mtime back (its ctime moves on)."""
+    before = directory.stat()
+    change()
+    os.utime(directory, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 @pytest.mark.parametrize("change", [*HARMLESS, *NOTICED])
@@ -586,9 +608,156 @@ def test_the_unchanged_check_agrees_with_a_full_walk(tmp_path: Path, change: str
     time.sleep(0.12)  # older than the racy window: the facts are trusted
     bank = Bank(tmp_path)
     first = bank.refresh()
+    assert sorted(bank._directories) == ["", "notes/"]  # both trusted by their own facts
     assert bank._unchanged()
     {**HARMLESS, **NOTICED}[change](tmp_path)
     assert bank._unchanged() is (change in HARMLESS)
     after = bank.refresh()
     assert (after is first) is (change in HARMLESS)
     assert summary(after) == summary(Bank(tmp_path).refresh())
+    if change in HARMLESS:  # (a document just read is racy: re-read until it is older)
+        assert bank._unchanged()
+
+
+def test_a_directory_unchanged_since_it_was_listed_is_not_listed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "a.md", "a")
+    write(tmp_path, "notes/b.md", "b")
+    write(tmp_path, "notes/deep/c.md", "c")
+    time.sleep(0.12)
+    bank = Bank(tmp_path)
+    bank.refresh()
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", _no_listing)
+        assert bank._unchanged()
+    write(tmp_path, "notes/.hidden", "x")  # the directory's facts move: it is listed once
+    assert bank._unchanged()
+    time.sleep(0.12)  # learned again, once older than the racy window
+    assert bank._unchanged()
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", _no_listing)
+        assert bank._unchanged()
+    write(tmp_path, "notes/deep/d.md", "d")
+    assert not bank._unchanged()
+
+
+def _no_listing(*_: object) -> None:
+    raise AssertionError("listed a directory whose facts had not moved")
+
+
+def test_a_directory_changed_just_before_it_was_listed_is_listed_again(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "a")
+    time.sleep(0.12)
+    write(tmp_path, "notes/b.md", "b")  # `notes/` is racy when the walk lists it
+    bank = Bank(tmp_path)
+    bank.refresh()
+    assert "notes/" not in bank._directories and "" not in bank._directories
+
+
+# --------------------------------------------------------------------------------------------
+# A request answered by a walk that began after it arrived (issue 17, fourth part)
+# --------------------------------------------------------------------------------------------
+
+
+def _no_walk(*_: object) -> bool:
+    raise AssertionError("walked again for a request a later walk already answers")
+
+
+def test_a_walk_begun_after_a_request_arrived_answers_it(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.snapshot as snapshot_module
+
+    bank = Bank(fixture_bank)
+    arrived = time.monotonic_ns()
+    first = bank.refresh()
+    with monkeypatch.context() as patched:
+        patched.setattr(snapshot_module, "_unchanged_against", _no_walk)
+        assert bank.refresh(not_before=arrived) is first
+    readme = fixture_bank / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8") + "\nzanzibar\n", encoding="utf-8")
+    # a request arriving after that walk began walks, and sees the edit made since
+    later = bank.refresh(not_before=time.monotonic_ns())
+    assert "zanzibar" in later.raw["README.md"]
+    assert bank.refresh() is later  # no not_before: an ordinary refresh, unchanged
+
+
+def test_a_write_or_a_failed_walk_leaves_no_walk_to_answer_from(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.snapshot as snapshot_module
+
+    bank = Bank(fixture_bank)
+    arrived = time.monotonic_ns()
+    bank.refresh()
+    readme = fixture_bank / "README.md"
+    readme.write_text("# Index\n\nzanzibar\n", encoding="utf-8")
+    bank.forget_walk()  # what a write does once it is done
+    assert "zanzibar" in bank.refresh(not_before=arrived).raw["README.md"]
+
+    def broken(*_: object) -> bool:
+        raise OSError("the walk failed")
+
+    arrived = time.monotonic_ns()
+    readme.write_text("# Index\n\nquokka\n", encoding="utf-8")
+    with monkeypatch.context() as patched, pytest.raises(OSError, match="the walk failed"):
+        patched.setattr(snapshot_module, "_unchanged_against", broken)
+        bank.refresh()
+    assert "quokka" in bank.refresh(not_before=arrived).raw["README.md"]
+
+
+def test_a_server_read_after_the_warm_up_sees_an_edit_and_a_write_forgets_the_walk(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mbank.writes
+    from mbank.reducers.registry import WRITE_TOOLS
+    from mbank.server import BankService
+
+    monkeypatch.setenv("MBANK_NO_CACHE", "1")
+    service = BankService(str(fixture_bank))
+    arrived = time.monotonic_ns()
+    service.warm()
+    readme = fixture_bank / "README.md"
+    readme.write_text("# Index\n\nzanzibar\n", encoding="utf-8")
+    seen = service.read("test", lambda snapshot: snapshot.raw["README.md"])
+    assert "zanzibar" in seen
+
+    def writes_then_fails(*_: object, **__: object) -> None:
+        readme.write_text("# Index\n\nquokka\n", encoding="utf-8")
+        raise RuntimeError("a write that changed a file and then failed")
+
+    monkeypatch.setattr(mbank.writes, "run_write", writes_then_fails)
+    service.bank.refresh(not_before=arrived)  # a walk began after `arrived`, just now
+    with pytest.raises(Exception, match="changed a file"):
+        service.write(WRITE_TOOLS[0], {})
+    # a request that arrived before that walk, handled after the write: it walks again
+    assert "quokka" in service.bank.refresh(not_before=arrived).raw["README.md"]
+
+
+def test_the_warm_up_turns_the_collector_back_on_when_the_start_held_it_off(
+    fixture_bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mbank serve` starts with the cyclic collector off (`cli._run_serve`); the server's
+    warm-up turns it on again, whether or not the warm-up succeeds."""
+    import gc
+
+    from mbank.server import BankService
+
+    monkeypatch.setenv("MBANK_NO_CACHE", "1")
+    was = gc.isenabled()
+    try:
+        for failing in (False, True):
+            service = BankService(str(fixture_bank))
+            if failing:
+                monkeypatch.setattr(service.bank, "refresh", _no_walk)
+            service.collect_when_warm = True
+            gc.disable()
+            service.warm()
+            assert gc.isenabled() and service.warmed.is_set()
+        gc.disable()
+        BankService(str(fixture_bank)).warm()  # not asked to: the collector stays as it was
+        assert not gc.isenabled()
+    finally:
+        if was:
+            gc.enable()

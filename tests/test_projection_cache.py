@@ -19,9 +19,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
+import mbank.snapshot as snapshot_module
 from mbank.budget import ServerProcess
-from mbank.projection import Snapshot
+from mbank.projection import Snapshot, build_snapshot
 from mbank.projection_cache import (
+    PersistedFile,
     ProjectionCache,
     cache_directory,
     cache_for,
@@ -33,6 +35,7 @@ from mbank.route import route
 from mbank.search import SearchIndex, search
 from mbank.search_state import (
     DerivedBodies,
+    LazyDocInfos,
     PackedPostings,
     build_packed,
     export_state,
@@ -77,6 +80,8 @@ class Process:
             and currently_in_test_context()
         ):
             event("served from the cache")  # hypothesis statistics: the property reaches it
+            if self.bank.finished_used:
+                event("served the finished snapshot")
         if pending is not None and self.bank.cache is not None:
             self.bank.cache.write(pending)
         return self.bank.snapshot, self.index
@@ -97,6 +102,16 @@ def assert_same_as_fresh(served: tuple[Snapshot, SearchIndex], root: Path) -> No
     assert dict(index.postings.items()) == expected_index.postings
     assert index.bodies == expected_index.bodies
     assert answers(snapshot, index) == answers(expected, expected_index)
+    # what was left encoded (`LazyDocInfos`) or kept derived (`route_lengths`) is what a build
+    # makes; compared after the answers, which must not need it decoded
+    assert index.route_lengths() == expected_index.route_lengths()
+    assert index.indexed == expected_index.indexed
+    assert index.docs == expected_index.docs
+    assert index.indexed == {path: info.key for path, info in index.docs.items()}
+    for held in ("purpose_postings", "title_postings", "key_postings", "section_postings"):
+        assert getattr(index, held) == getattr(expected_index, held), held
+    assert index.header_words == expected_index.header_words
+    assert index.header_stems == expected_index.header_stems
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,6 +215,147 @@ def test_a_second_process_reuses_every_document_and_the_index(
     assert_same_as_fresh(served, fixture_bank)
 
 
+def test_a_second_process_serves_the_finished_snapshot_without_deriving_it(
+    fixture_plus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file unchanged: the snapshot the cache finished is served as it is (nothing is
+    parsed or derived again), and it is the snapshot a fresh build makes."""
+    saved_cache(fixture_plus, tmp_path)
+    second = Process(fixture_plus, tmp_path)
+
+    def derived(*_: object) -> None:
+        raise AssertionError("build_snapshot ran on a bank whose every file was unchanged")
+
+    monkeypatch.setattr(snapshot_module, "build_snapshot", derived)
+    served = second.serve()
+    assert second.bank.finished_used and second.bank.last_refresh_parsed == 0
+    assert second.bank.cache is not None and second.bank.cache.reused == len(served[0].docs)
+    monkeypatch.undo()
+    assert_same_as_fresh(served, fixture_plus)
+    assert served[0].docs == build_snapshot_of(second.bank).docs
+
+
+def build_snapshot_of(bank: Bank) -> Snapshot:
+    """The snapshot `build_snapshot` derives from what the bank holds (its documents as the
+    snapshot holds them: their layers and registrations derived already)."""
+    return build_snapshot(bank.root, bank.real_root, dict(sorted(bank.parsed.items())), 0)
+
+
+def test_a_snapshot_derived_from_its_own_documents_is_the_same(fixture_plus: Path) -> None:
+    """What the cache keeps of a document is the snapshot's (layer and registrations set):
+    deriving the snapshot from those again gives the same, so the cache may keep them."""
+    bank = Bank(fixture_plus)
+    snapshot = bank.refresh()
+    again = build_snapshot(
+        bank.root,
+        bank.real_root,
+        {
+            path: PersistedFile(path, cached.facts, snapshot.docs[path], cached.text)
+            for path, cached in sorted(bank.parsed.items())
+        },
+        snapshot.generation,
+    )
+    assert again == snapshot
+    assert any(snapshot.docs[path] != cached.doc for path, cached in bank.parsed.items())
+
+
+def hidden_file(root: Path) -> None:
+    (root / ".notes.md").write_text("# Hidden\n", encoding="utf-8")
+
+
+def other_file(root: Path) -> None:
+    (root / "adr" / "diagram.txt").write_text("not markdown\n", encoding="utf-8")
+
+
+def new_document(root: Path) -> None:
+    (root / "adr" / "new.md").write_text("# New\n\nthe feature\n", encoding="utf-8")
+
+
+def deleted_document(root: Path) -> None:
+    (root / "README.md").unlink()
+
+
+def same_size_edit(root: Path) -> None:
+    apply_step(root, ("same-size", "README.md", ""))
+
+
+def renamed_document(root: Path) -> None:
+    os.replace(root / "README.md", root / "adr" / "README.md")
+
+
+def new_directory_with_a_document(root: Path) -> None:
+    (root / "extra").mkdir()
+    new_document(root)
+    os.replace(root / "adr" / "new.md", root / "extra" / "new.md")
+
+
+def new_document_times_put_back(root: Path) -> None:
+    before = (root / "adr").stat()
+    new_document(root)
+    os.utime(root / "adr", ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_second_process_lists_no_directory_when_nothing_moved(
+    fixture_bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The finished snapshot keeps each directory's facts as last listed: a second process
+    stats the persisted documents by name and lists nothing."""
+    saved_cache(fixture_bank, tmp_path)
+    process = Process(fixture_bank, tmp_path)
+
+    def listed(*_: object) -> None:
+        raise AssertionError("listed a directory whose facts had not moved")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", listed)
+        served = process.serve()
+    assert process.bank.finished_used
+    assert_same_as_fresh(served, fixture_bank)
+
+
+@pytest.mark.parametrize(
+    ("change", "finished"),
+    [
+        (new_document_times_put_back, False),
+        (hidden_file, True),
+        (other_file, True),
+        (new_document, False),
+        (deleted_document, False),
+        (same_size_edit, False),
+        (renamed_document, False),
+        (new_directory_with_a_document, False),
+    ],
+)
+def test_the_finished_snapshot_is_served_only_when_no_document_moved(
+    fixture_bank: Path, tmp_path: Path, change: Any, finished: bool
+) -> None:
+    saved_cache(fixture_bank, tmp_path)
+    change(fixture_bank)
+    process = Process(fixture_bank, tmp_path)
+    served = process.serve()
+    assert process.bank.finished_used is finished
+    assert_same_as_fresh(served, fixture_bank)
+
+
+def test_no_finished_snapshot_is_kept_while_a_document_cannot_be(
+    fixture_bank: Path, tmp_path: Path
+) -> None:
+    """A racy document is not persisted, so the snapshot is not whole in the cache: the next
+    process parses that document and derives the maps again (then finishes the cache)."""
+    aged()
+    (fixture_bank / "adr" / "racy.md").write_text("# Racy\n", encoding="utf-8")
+    first = Process(fixture_bank, tmp_path)
+    first.serve()
+    assert first.bank.finished(first.bank.persisted_files()) is None
+    aged()
+    second = Process(fixture_bank, tmp_path)
+    assert_same_as_fresh(second.serve(), fixture_bank)
+    assert not second.bank.finished_used and second.bank.last_refresh_parsed == 1
+    third = Process(fixture_bank, tmp_path)
+    assert_same_as_fresh(third.serve(), fixture_bank)
+    assert third.bank.finished_used
+
+
 def test_a_changed_file_is_reread_and_the_rest_reused(fixture_bank: Path, tmp_path: Path) -> None:
     aged()
     Process(fixture_bank, tmp_path).serve()
@@ -268,20 +424,21 @@ def test_a_cache_damaged_or_cut_at_any_byte_is_ignored(tmp_path: Path) -> None:
     assert ProjectionCache(os.path.realpath(bank), "t", str(directory)).files()
 
 
-@pytest.mark.parametrize("part", [2, 3, 4, 5])
+@pytest.mark.parametrize("part", [2, 3, 4, 5, 6])
 def test_one_index_part_damaged_or_missing_ignores_the_whole_cache(
     fixture_bank: Path, tmp_path: Path, part: int
 ) -> None:
-    """The documents' part is good, one part of the index state is not: nothing is used (a
-    part is never trusted without the others), the answers are a fresh build's, and the
-    cache is written again."""
+    """The documents' part is good, the finished snapshot's maps or one part of the index
+    state is not: nothing is used (a part is never trusted without the others), the answers
+    are a fresh build's, and the cache is written again."""
     good = saved_cache(fixture_bank, tmp_path)
     (path,) = tmp_path.glob("projection-*.bin")
-    starts, at = [], len(b"MBANKPC\x02")
+    starts, at = [], len(b"MBANKPC\x03")
     while at < len(good):
         starts.append(at)
         at += 8 + 32 + int.from_bytes(good[at : at + 8], "big")
-    assert len(starts) == 6  # header, documents, state, postings ends, ids, counts
+    # header, documents, the finished snapshot's maps, state, postings ends, ids, counts
+    assert len(starts) == 7
     payload = starts[part] + 8 + 32
     damaged = bytearray(good)
     damaged[payload] ^= 0x01
@@ -494,3 +651,26 @@ def test_the_index_state_comes_back_as_it_was_built(fixture_plus: Path) -> None:
     assert loaded.sync(snapshot) == 0
     assert answers(snapshot, loaded) == answers(snapshot, index)
     assert index_from_state([b"\x93\x01\x02\x03", b"", b"", b""], bank.parsed) is None
+
+
+def test_a_second_process_decodes_only_the_headers_its_reads_use(
+    fixture_plus: Path, tmp_path: Path
+) -> None:
+    """The persisted `DocInfo`s stay encoded until asked for: a route decodes those of its
+    candidates, and a state written back with some still encoded is the same state."""
+    saved_cache(fixture_plus, tmp_path)
+    process = Process(fixture_plus, tmp_path)
+    snapshot, index = process.serve()
+    docs = index.docs
+    assert isinstance(docs, LazyDocInfos)
+    encoded = [path for path in docs if docs.pending(path) is not None]
+    assert len(encoded) == len(snapshot.docs)  # the warm-up decoded none
+    route(snapshot, index, QUESTIONS[0])
+    still = [path for path in docs if docs.pending(path) is not None]
+    assert 0 < len(still) < len(encoded)
+    again = index_from_state(export_state(index), process.bank.parsed)
+    assert again is not None and again.docs == fresh(fixture_plus)[1].docs
+    assert docs.get("no-such.md") is None and docs.pop("no-such.md", None) is None
+    path = still[0]
+    assert docs.setdefault(path, None) == docs[path] and docs.pending(path) is None
+    assert docs.pop(path) == fresh(fixture_plus)[1].docs[path] and path not in docs

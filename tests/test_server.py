@@ -778,13 +778,13 @@ async def test_two_concurrent_calls_are_serialised(bank: Path) -> None:
     spans: list[tuple[float, float]] = []
     guard = threading.Lock()
 
-    def slow_refresh() -> Any:
+    def slow_refresh(not_before: int | None = None) -> Any:
         with guard:
             inside.append(1)
             overlapping = len(inside) > 1
         started = time.perf_counter()
         time.sleep(0.05)
-        snapshot = real_refresh()
+        snapshot = real_refresh(not_before=not_before)
         with guard:
             inside.pop()
         spans.append((started, time.perf_counter()))
