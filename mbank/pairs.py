@@ -56,7 +56,8 @@ def mine_pairs(headers: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, 
     # per folder: the stems, the words and the (stem, word) pairs of its mixed documents
     folders: dict[str, tuple[set[str], set[str], set[tuple[str, str]]]] = {}
     for path, title, purpose in headers:
-        if has_cyrillic(title):
+        # the cheap test first: most documents of an English bank have no Russian purpose
+        if has_cyrillic(title) or not has_cyrillic(purpose):
             continue
         english = _english_words(title)
         russian = _russian_stems(purpose)

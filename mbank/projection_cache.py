@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from mbank.snapshot import Bank
 
 # Bumped whenever what is stored changes shape or meaning.
-FORMAT = 3
+FORMAT = 4
 MAGIC = b"MBANKPC\x03"
 DIGEST_SIZE = 32
 LENGTH_SIZE = 8
@@ -503,6 +503,7 @@ def warm_start(
         index.route_stats()
         index.route_lengths()
         index.cyrillic_share()
+        index.bilingual_pairs()
         compact(index, snapshot)
         if cache is not None:
             cache.release()

@@ -112,6 +112,7 @@ def assert_same_as_fresh(served: tuple[Snapshot, SearchIndex], root: Path) -> No
         assert getattr(index, held) == getattr(expected_index, held), held
     assert index.header_words == expected_index.header_words
     assert index.header_stems == expected_index.header_stems
+    assert index.bilingual_pairs() == expected_index.bilingual_pairs()
 
 
 # --------------------------------------------------------------------------------------------
@@ -674,3 +675,43 @@ def test_a_second_process_decodes_only_the_headers_its_reads_use(
     path = still[0]
     assert docs.setdefault(path, None) == docs[path] and docs.pending(path) is None
     assert docs.pop(path) == fresh(fixture_plus)[1].docs[path] and path not in docs
+
+
+MIXED_HEADERS = (
+    ("Release Steps", "Шаги релиза продукта"),
+    ("Release Checks", "Проверки релиза"),
+    ("Release Owners", "Владельцы релиза"),
+    ("Deploy Steps", "Шаги деплоя"),
+    ("Deploy Checks", "Проверки деплоя"),
+    ("Deploy Owners", "Владельцы деплоя"),
+    ("Backup Policy", "Политика бэкапов"),
+    ("Backup Window", "Окно бэкапов"),
+)
+
+
+def test_a_second_process_answers_russian_with_the_pairs_the_first_mined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bank's mined Russian → English pairs travel with the index: a second session's
+    first Russian question does not mine every header again (a third of a second at 10,000
+    documents), and it is answered with the pairs a fresh build mines."""
+    import mbank.search as search_module
+
+    bank = tmp_path / "bank"
+    for number, (title, purpose) in enumerate(MIXED_HEADERS):
+        document = f"---\ntitle: {title}\npurpose: {purpose}\n---\n# {title}\n\nSteps.\n"
+        (bank / f"f{number}").mkdir(parents=True)
+        (bank / f"f{number}" / "a.md").write_text(document, encoding="utf-8")
+    saved_cache(bank, tmp_path / "cache")
+
+    def mined(*_: object) -> None:
+        raise AssertionError("a second session mined the pairs the cache holds")
+
+    monkeypatch.setattr(search_module, "mine_pairs", mined)
+    served = Process(bank, tmp_path / "cache").serve()
+    pairs = served[1].bilingual_pairs()
+    assert pairs == {"депло": ("deploy",), "релиз": ("release",)}
+    answer = route(served[0], served[1], "где описан релиз?")
+    monkeypatch.undo()
+    assert pairs == fresh(bank)[1].bilingual_pairs()
+    assert answer == route(*fresh(bank), "где описан релиз?")
