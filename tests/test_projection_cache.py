@@ -715,3 +715,47 @@ def test_a_second_process_answers_russian_with_the_pairs_the_first_mined(
     monkeypatch.undo()
     assert pairs == fresh(bank)[1].bilingual_pairs()
     assert answer == route(*fresh(bank), "где описан релиз?")
+
+
+def cli_route(root: Path, env: dict[str, str], question: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "mbank", "--root", str(root), "--json", "route", question],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.slow
+def test_the_cli_s_route_and_search_use_and_leave_the_cache_and_see_every_change(
+    tmp_path: Path, assert_unchanged: Any
+) -> None:
+    """`mbank route` and `mbank search` take the index from the projection cache and write it
+    back when anything moved, as a server's warm-up does (they rebuilt it every time: 8 s at
+    10,000 documents); the answers are those with the cache off, before and after an edit."""
+    bank = copy_fixture(tmp_path / "bank", overlay=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    off = {**env, "MBANK_NO_CACHE": "1"}
+    aged()
+    expected = cli_route(bank, off, QUESTIONS[1])
+    with assert_unchanged(bank):
+        assert cli_route(bank, env, QUESTIONS[1]) == expected
+    assert stats(bank, env) == {"used": True, "status": "used", "reused": 25}
+    assert cli_route(bank, env, QUESTIONS[1]) == expected
+    owner = bank / expected["results"][0]["path"]
+    owner.write_text(owner.read_text(encoding="utf-8") + "\nA zanzibar gate.\n", encoding="utf-8")
+    question = "where is the zanzibar gate"
+    assert cli_route(bank, env, question) == cli_route(bank, off, question)
+    found = subprocess.run(
+        [sys.executable, "-m", "mbank", "--root", str(bank), "--json", "search", "zanzibar"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [hit["path"] for hit in json.loads(found.stdout)["results"]] == [
+        expected["results"][0]["path"]
+    ]
