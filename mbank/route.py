@@ -312,7 +312,7 @@ _LATIN_RUN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:[- ][A-Za-z][A-Za-z0-
 _RUN_SPLIT = re.compile(r"[- ]")
 
 
-def unknown_compounds(snapshot: Snapshot, index: SearchIndex, question: str) -> list[str]:
+def unknown_compounds(index: SearchIndex, question: str) -> list[str]:
     """The compound names of a Russian question that the bank never writes, as written.
 
     In a question holding Cyrillic every Latin word is a name (§3.9 rule i), and Latin words
@@ -328,44 +328,36 @@ def unknown_compounds(snapshot: Snapshot, index: SearchIndex, question: str) -> 
     for match in _LATIN_RUN.finditer(question):
         compound = match.group().lower()
         parts = _RUN_SPLIT.split(compound)
-        if compound not in found and not _bank_writes(snapshot, index, parts):
+        if compound not in found and not _bank_writes(index, parts):
             found[compound] = match.group()
     return list(found.values())
 
 
-class HeaderText:
-    """Every document's header keys, purpose and title, lower-cased, one field per line.
-
-    `_bank_writes` looks a spaced or hyphened name up in it with one C-level search; lower-
-    casing every header of the bank on each Russian question cost 60 ms at 10,000 documents
-    (issue 17). Kept with the index (`SearchIndex.memoised`), so it is built once per change.
-    """
-
-    def __init__(self, index: SearchIndex) -> None:
-        self.text = "\n".join(
-            text.lower()
-            for info in index.docs.values()
-            for text in (
-                *(key.text for key in info.header.keys),
-                info.header.purpose.text,
-                info.header.title.text,
-            )
-        )
-
-
-def _bank_writes(snapshot: Snapshot, index: SearchIndex, parts: list[str]) -> bool:
+def _bank_writes(index: SearchIndex, parts: list[str]) -> bool:
     hyphened, joined, spaced = "-".join(parts), "".join(parts), " ".join(parts)
     if any(form in index.postings or form in index.header_words for form in (hyphened, joined)):
         return True
-    # a body writing the spaced name holds its first word as a token: scanning only those
-    # bodies keeps a common last word (`app`, a prefix of thousands of tokens at 10,000
-    # documents) from sending every body through the substring search (issue 17)
-    first = index.postings.get(parts[0], {})
-    if phrase_holders(index, spaced, {path for path in first if path in index.routable}):
+    # A text writing the spaced name holds its first word as a token, so only the texts holding
+    # it are searched (issue 17): a common last word (`app`, a prefix of thousands of tokens at
+    # 10,000 documents) sent every body through the substring search, and lower-casing every
+    # header cost 60 ms. A word a tokenizer drops (one letter; in headers, a stop-word) narrows
+    # nothing.
+    first = parts[0]
+    bodies = index.postings.get(first, {}) if len(first) > 1 else index.routable
+    if phrase_holders(index, spaced, {path for path in bodies if path in index.routable}):
         return True
-    # the parts hold no newline, so a match never spans two header fields
-    headers = index.memoised(snapshot, HeaderText, lambda: HeaderText(index)).text
-    return spaced in headers or hyphened in headers
+    kept = len(first) > 1 and first not in ROUTE_STOP
+    headed = index.header_words.get(first, ()) if kept else list(index.docs)
+    return any(
+        spaced in text or hyphened in text
+        for path in headed
+        for header in (index.docs[path].header,)
+        for text in (
+            *(key.text.lower() for key in header.keys),
+            header.purpose.text.lower(),
+            header.title.text.lower(),
+        )
+    )
 
 
 # (value, -variant position, word shown): max() prefers the higher value, then the earlier
@@ -593,7 +585,7 @@ def route(
     """
     index.sync(snapshot)
     names = named_terms(question)
-    compounds = unknown_compounds(snapshot, index, question)
+    compounds = unknown_compounds(index, question)
     # the words of a compound the bank never writes are unknown (`unknown_compounds`)
     parts = frozenset(word for compound in compounds for word in _RUN_SPLIT.split(compound.lower()))
     unknown = [name for name in names if name.lower() in parts or not bank_mentions(index, name)]
