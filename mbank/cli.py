@@ -373,7 +373,7 @@ def _indexed(bank: Bank) -> tuple[Snapshot, SearchIndex]:
     index, pending = warm_start(bank, SearchIndex())
     if pending is not None and bank.cache is not None:
         bank.cache.write(pending)
-    return bank.refresh(), index
+    return bank.snapshot, index  # the snapshot `warm_start` refreshed, not a second walk
 
 
 def _run_route(args: argparse.Namespace) -> int:
