@@ -56,7 +56,12 @@ ENTRIES = translation_rows("dictionary")
 # One-way rows (issue 16, third pass): everyday and developer-chat Russian words, translated into
 # English for Russian questions over English text; an English question does not look for them
 # (`lang_data/colloquial.tsv` says why). A key the two-way dictionary also has keeps its words.
-COLLOQUIAL = translation_rows("colloquial")
+# The sixth pass adds two more one-way tables: `frequent.tsv`, the most frequent Russian words
+# (by the `wordfreq` lists) that no other table translated, and `technical.tsv`, the words of
+# software work in Russian; both are read after the colloquial table, whose keys come first.
+COLLOQUIAL = (
+    translation_rows("colloquial") + translation_rows("frequent") + translation_rows("technical")
+)
 
 
 class Tables(msgspec.Struct, frozen=True):
@@ -145,10 +150,17 @@ def has_cyrillic(text: str) -> bool:
     return _CYRILLIC.search(text) is not None
 
 
-def _longest_key(word: str, keys: tuple[str, ...]) -> str | None:
-    for key in keys:
-        if word.startswith(key):
-            return key
+def _longest_key(word: str, tables: Tables) -> str | None:
+    """The longest key of `tables` that `word` starts with.
+
+    Looked up by the word's own prefixes, longest first, rather than by scanning `ru_keys`: the
+    same key is found, at a cost that grows with the word, not with the table (issue 16, sixth
+    pass, which grew the tables to thousands of keys).
+    """
+    keys = tables.ru_to_en
+    for end in range(len(word), 0, -1):
+        if word[:end] in keys:
+            return word[:end]
     return None
 
 
@@ -160,14 +172,12 @@ def _dictionary_key(token: str, tables: Tables) -> tuple[str | None, bool]:
     # ё is optional in Russian writing: «упадёт» is looked up as «упадет» too when the table has
     # only that spelling (issue 16, fifth pass); the table's own ё-keys are tried first
     spellings = (token, token.replace("ё", "е")) if "ё" in token else (token,)
-    found = _longest_of(_longest_key(word, tables.ru_keys) for word in spellings)
+    found = _longest_of(_longest_key(word, tables) for word in spellings)
     if found is not None:
         return found, False
     for prefix in VERBAL_PREFIXES:
         if token.startswith(prefix) and len(token) - len(prefix) >= 4:
-            found = _longest_of(
-                _longest_key(word[len(prefix) :], tables.ru_keys) for word in spellings
-            )
+            found = _longest_of(_longest_key(word[len(prefix) :], tables) for word in spellings)
             if found is not None:
                 return found, True
     return None, False
