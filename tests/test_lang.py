@@ -602,3 +602,76 @@ def test_a_token_longer_than_any_word_is_not_stemmed() -> None:
     # Snowball English in pure Python is quadratic on a run of `y`: it must never see one
     assert lang.stem("y" * 500_000) == "y" * 500_000
     assert lang.stem("y" * lang.STEM_MAX + "s") == "y" * lang.STEM_MAX + "s"
+
+
+# --------------------------------------------------------------------------------------------
+# technical.tsv: the words of software work in Russian (issue 16, sixth pass)
+# --------------------------------------------------------------------------------------------
+
+
+def test_technical_rows_have_a_cyrillic_key_and_plain_english_words() -> None:
+    rows = lang.translation_rows("technical")
+    assert len(rows) >= 300
+    for key, words in rows:
+        assert re.fullmatch(r"[а-я]+", key), key
+        assert 1 <= len(words) <= 3, key
+        for word in words:
+            assert re.fullmatch(r"[a-z]+", word), (key, word)
+
+
+def test_technical_keys_shadow_no_key_of_the_older_tables_or_of_frequent() -> None:
+    # a new key starting with an older one would take over the words that row translates today
+    older = {key for key, _ in (*ENTRIES, *lang.translation_rows("colloquial"))}
+    frequent = {key for key, _ in lang.translation_rows("frequent")}
+    for key, _ in lang.translation_rows("technical"):
+        assert not any(key.startswith(old) for old in older), key
+        assert not any(key.startswith(other) for other in frequent), key
+    for key in frequent:
+        assert not any(key.startswith(old) for old in older), key
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("скомпилировал", ("compile",)),
+        ("компилятора", ("compile", "compiler")),
+        ("стектрейсы", ("stacktrace",)),
+        ("утечки", ("leak",)),
+        ("утечек", ("leak",)),
+        ("костылей", ("workaround", "hack")),
+        ("учётки", ("account",)),
+        ("столбца", ("column",)),
+        ("нажмите", ("press", "click")),
+        ("виснет", ("hang", "freeze")),
+        ("ротируют", ("rotate",)),
+        ("протухший", ("stale", "expired")),
+        ("эмбеддинги", ("embedding",)),
+    ],
+)
+def test_technical_words_translate_in_their_inflected_forms(
+    word: str, english: tuple[str, ...]
+) -> None:
+    assert term_for(word).translations == english
+    # one way only: an English question does not look for these forms
+    assert all(stem_of(word) not in keys for keys in BUILTIN.en_to_ru.values())
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # homonyms that start with a technical key keep their own sense
+        ("гитара", ("guitar",)),
+        ("гитом", ("git",)),
+        ("стекло", ("glass",)),
+        ("стеке", ("stack",)),
+        ("ботинок", ("boot", "shoe")),
+        ("ботом", ("bot",)),
+        ("демонстрация", ("demonstration", "demo")),
+        ("монголия", ("mongolia",)),
+        ("константин", ("konstantin",)),
+        # a longer key of the older tables still wins (разработ, not the slang разраб)
+        ("разработка", ("development", "develop")),
+    ],
+)
+def test_technical_collisions_stay_avoided(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mbank.contract import BUILTIN_WEIGHTS
-from mbank.lang import EVIDENCE_STOP, expand_terms, has_cyrillic
+from mbank.lang import EVIDENCE_STOP, expand_terms, has_cyrillic, term_for
 from mbank.model import LayerMap
 from mbank.route import (
     NOTHING_ANSWERS,
@@ -344,18 +344,20 @@ def test_the_transliteration_bridge_reaches_english_words(tmp_path: Path) -> Non
 
 def test_the_bridge_takes_a_guess_only_when_the_vowels_agree_too(tmp_path: Path) -> None:
     # issue 16, fifth pass: «взялось» and "visual" share the skeleton "vsl" and nothing else;
-    # «бандл» keeps the vowels of "bundle" as well, so it is a loanword and the guess stands
+    # «тимбер» keeps the vowels of "timber" as well, so it is a loanword and the guess stands
+    # (the word must be one no table translates: «бандл», the earlier example, now has a row)
     write(
         tmp_path,
-        "ops/bundle.md",
-        document("Bundle", "What ships.", body="The bundle has a visual manifest.\n"),
+        "ops/timber.md",
+        document("Timber", "What ships.", body="The timber has a visual manifest.\n"),
     )
     snapshot = Bank(tmp_path).refresh()
     index = SearchIndex()
     index.sync(snapshot)
-    concepts = build_concepts(snapshot, index, "бандл взялось")
+    assert term_for("тимбер").translations == ()
+    concepts = build_concepts(snapshot, index, "тимбер взялось")
     assert [(c.literal, [v.shown for v in c.body], c.guessed) for c in concepts] == [
-        ("бандл", ["бандл", "bundle"], True),
+        ("тимбер", ["тимбер", "timber"], True),
         ("взялось", ["взялось"], False),
     ]
     assert spelling_agrees("bandl", "bundle")
