@@ -609,11 +609,13 @@ def test_a_token_longer_than_any_word_is_not_stemmed() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_technical_rows_have_a_cyrillic_key_and_plain_english_words() -> None:
-    rows = lang.translation_rows("technical")
+@pytest.mark.parametrize("table", ["technical", "frequent"])
+def test_new_table_rows_have_a_cyrillic_key_and_plain_english_words(table: str) -> None:
+    # issue 16, sixth pass: keys are lower-case Russian (ё allowed), words plain English
+    rows = lang.translation_rows(table)
     assert len(rows) >= 300
     for key, words in rows:
-        assert re.fullmatch(r"[а-я]+", key), key
+        assert re.fullmatch(r"[а-яё]+", key), key
         assert 1 <= len(words) <= 3, key
         for word in words:
             assert re.fullmatch(r"[a-z]+", word), (key, word)
@@ -679,16 +681,6 @@ def test_technical_collisions_stay_avoided(word: str, english: tuple[str, ...]) 
 
 # issue 16, sixth pass: frequent.tsv, the most frequent Russian words no other table translated,
 # and the dictionary rows that split a key giving a word the wrong sense
-
-
-def test_frequent_rows_have_a_cyrillic_key_and_plain_english_words() -> None:
-    rows = lang.translation_rows("frequent")
-    assert len(rows) >= 300
-    for key, words in rows:
-        assert re.fullmatch(r"[а-яё]+", key), key
-        assert 1 <= len(words) <= 3, key
-        for word in words:
-            assert re.fullmatch(r"[a-z]+", word), (key, word)
 
 
 def test_frequent_keys_shadow_no_key_of_the_older_tables() -> None:

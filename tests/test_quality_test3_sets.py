@@ -19,8 +19,8 @@ from test_route_quality_testset import (
     assert_no_question_or_id_repeats,
     assert_paraphrased_questions_per_language_and_kind,
     load,
+    tempting_without_bank_words,
     ungoverned_gold,
-    words,
 )
 
 from bench import route_quality
@@ -49,13 +49,6 @@ def test_gold_is_governed_and_each_tempting_question_reuses_the_banks_words(
 ) -> None:
     assert ungoverned_gold(path, corpus) == []
     question_set = load(path)
-    root = corpus[question_set.bank]
-    # the bank's words, whole: a long word, or an English one however short ("CI", "log")
-    vocabulary = {w for doc in root.rglob("*.md") for w in words(doc.read_text(encoding="utf-8"))}
     tempting = [q for q in question_set.questions if q.note.startswith("tempting")]
     assert len(tempting) == 10
-    assert [
-        q.id
-        for q in tempting
-        if not any((len(w) >= 5 or w.isascii()) and w in vocabulary for w in words(q.question))
-    ] == []
+    assert tempting_without_bank_words(path, corpus[question_set.bank]) == []

@@ -63,6 +63,18 @@ def load(path: Path) -> QuestionSet:
     return route_quality.load_set(path)
 
 
+def tempting_without_bank_words(path: Path, root: Path) -> list[str]:
+    """The ids of the set's tempting questions that reuse none of the bank's words: a long word,
+    or an English one however short ("CI", "run"), found whole in some document of the bank."""
+    vocabulary = {w for doc in root.rglob("*.md") for w in words(doc.read_text(encoding="utf-8"))}
+    return [
+        q.id
+        for q in load(path).questions
+        if q.note.startswith("tempting")
+        and not any((len(w) >= 5 or w.isascii()) and w in vocabulary for w in words(q.question))
+    ]
+
+
 def assert_paraphrased_questions_per_language_and_kind(path: Path, per_kind: int = 10) -> None:
     """The later held-out sets' shape: `per_kind` answerable and `per_kind` unanswerable questions
     per language (10 in route_quality_test2 and _test3, 15 in _test4), each in its language's
