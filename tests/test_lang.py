@@ -724,3 +724,42 @@ def test_a_frequent_key_never_catches_a_word_of_another_sense(word: str) -> None
 @pytest.mark.parametrize("word", ["сегодня", "поэтому", "лишь", "многие", "кстати", "вероятно"])
 def test_frequent_function_words_carry_no_evidence(word: str) -> None:
     assert word in lang.EVIDENCE_STOP
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("жизнью", ("life",)),
+        ("россией", ("russia",)),
+        ("женщинами", ("woman",)),
+        ("понимаете", ("understand",)),
+        ("программирования", ("program", "programme")),
+        ("вылетает", ("crash", "departure")),
+        # лет: years, but лето is summer, летит flies and 10-летие an anniversary
+        ("лет", ("year",)),
+        ("летом", ("summer",)),
+        ("летит", ("fly",)),
+        ("летием", ("anniversary",)),
+        # семь is seven, семьи a family
+        ("семь", ("seven",)),
+        ("семьями", ("family",)),
+        # стран: countries, but странно is strange
+        ("страной", ("country",)),
+        ("странного", ("strange", "odd")),
+    ],
+)
+def test_frequent_rows_translate_inflected_forms(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+    assert "summer" not in BUILTIN.en_to_ru and "strange" not in BUILTIN.en_to_ru
+
+
+def test_frequent_short_keys_do_not_mistranslate_prefixed_verbs() -> None:
+    # вод (water) would catch про+водить and за+вод once the verbal prefix is stripped, стран
+    # (country) would catch про+странство: the prefixed words have their own rows
+    assert term_for("проводить").translations == ("conduct", "hold", "wire")
+    assert term_for("завода").translations == ("factory", "plant")
+    assert term_for("пространство").translations == ("space",)
+    assert term_for("природы").translations == ("nature",)
+    assert "water" not in term_for("приводит").translations
+    # высшая is not высш(а) + США
+    assert term_for("высшая").translations == ("higher", "supreme")
