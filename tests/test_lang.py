@@ -707,6 +707,11 @@ def test_frequent_keys_shadow_no_key_of_the_older_tables() -> None:
         ("редактор", ("editor",)),
         ("развернуть", ("deploy", "expand")),
         ("переключить", ("switch", "toggle")),
+        # командировка is a business trip, not a command or a team (команд)
+        ("командировки", ("business", "trip", "travel")),
+        ("командировочные", ("business", "trip", "travel")),
+        ("командир", ("commander",)),
+        ("командой", ("command", "commands", "team")),
     ],
 )
 def test_frequent_words_and_split_keys_translate_in_their_sense(
