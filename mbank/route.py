@@ -41,6 +41,7 @@ from mbank.search import (
     RouteStats,
     SearchIndex,
     js_number,
+    paragraph_tokens,
     phrase_holders,
     round_half_up,
 )
@@ -426,6 +427,16 @@ class Figures:
         }
         self._priors: dict[tuple[bool, str | None, str | None], dict[str, float]] = {}
         self._bm25: dict[str, tuple[float, dict[str, float]]] = {}
+        self._paragraphs: dict[str, tuple[frozenset[str], ...]] = {}
+
+    def paragraphs(self, path: str) -> tuple[frozenset[str], ...]:
+        """The indexed tokens of each paragraph of a document's body, tokenised when first asked
+        for: `answered` looks at the paragraphs of a few candidates only (`route_answer`)."""
+        found = self._paragraphs.get(path)
+        if found is None:
+            found = paragraph_tokens(self.index.bodies.get(path, ""))
+            self._paragraphs[path] = found
+        return found
 
     def priors(self, why: bool, kind: str | None, layer: str | None) -> dict[str, float]:
         """Layer weight × status weight of every routable document passing the filters."""

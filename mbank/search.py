@@ -122,6 +122,19 @@ def body_counts(body: str) -> Counter[str]:
     return counts
 
 
+# a paragraph ends at a blank line: a list or a table without blank lines inside is one paragraph
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def paragraph_tokens(body: str) -> tuple[frozenset[str], ...]:
+    """The indexed tokens (`body_counts`) of each paragraph of a body, in order (issue 16)."""
+    return tuple(
+        frozenset(body_counts(paragraph))
+        for paragraph in _PARAGRAPH_BREAK.split(body)
+        if paragraph.strip()
+    )
+
+
 def route_length(counts: Counter[str]) -> int:
     """The §3.3 token count of a body from its search counts: simple tokens, no stop-words.
 

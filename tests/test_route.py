@@ -11,6 +11,7 @@ import functools
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,7 @@ from mbank.route import (
     route_layer_weights,
     score_field,
 )
-from mbank.route_answer import ANSWER_MIN
+from mbank.route_answer import ANSWER_MIN, TOGETHER_MIN
 from mbank.route_concepts import build_concepts, spelling_agrees
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
@@ -386,6 +387,80 @@ def test_unknown_names_are_named_in_the_hint_and_results_are_kept(base: Snapshot
     assert both["hint"].endswith("The bank never mentions: Terraform, Kubernetes.")
 
 
+def _scattered_and_together(tmp_path: Path, body: str) -> Snapshot:
+    """A bank of four documents whose `ops/store.md` body is `body` and whose headers never
+    name the words of the question `together` asks."""
+    write(
+        tmp_path,
+        "ops/store.md",
+        document("Store Notes", "Where the store keeps things.", body=body),
+    )
+    write(
+        tmp_path,
+        "ops/deploy.md",
+        document("Deploy", "Shipping the service.", body="Deploys run nightly."),
+    )
+    write(
+        tmp_path,
+        "domain/terms.md",
+        document("Terms", "The words we use.", body="A ticket is a task."),
+    )
+    write(
+        tmp_path, "product/vision.md", document("Vision", "Why we build it.", body="Users first.")
+    )
+    return Bank(tmp_path).refresh()
+
+
+SCATTERED = (
+    "Snapshots are taken hourly.\n\nThe audit trail is kept for a year.\n\n"
+    "Secrets are encrypted with age."
+)
+
+
+def test_words_the_bank_holds_only_in_separate_paragraphs_are_not_an_answer(
+    tmp_path: Path,
+) -> None:
+    # issue 16, seventh pass: every word is in one document, each in a paragraph of its own;
+    # no paragraph holds TOGETHER_MIN of the evidence, so nothing answers
+    snapshot = _scattered_and_together(tmp_path, SCATTERED)
+    result = final(snapshot, "encrypted snapshots audit")
+    assert paths(result)[0] == "ops/store.md"
+    assert result["answered"] is False
+    assert result["hint"] == NOTHING_ANSWERS
+    assert result["results"][0]["weak"] is True
+
+
+def test_the_same_words_in_one_paragraph_are_an_answer(tmp_path: Path) -> None:
+    together = SCATTERED.replace("\n\n", " ")
+    snapshot = _scattered_and_together(tmp_path, together)
+    result = final(snapshot, "encrypted snapshots audit")
+    assert paths(result)[0] == "ops/store.md"
+    assert result["answered"] is True
+    assert "weak" not in result["results"][0]
+
+
+def test_a_question_word_in_the_header_counts_in_every_paragraph(tmp_path: Path) -> None:
+    # "Snapshots" in the title joins whichever paragraph holds the rest
+    body = (
+        "Hourly, always.\n\nThe audit trail is kept for a year.\n\nSecrets are encrypted with age."
+    )
+    write(
+        tmp_path, "ops/store.md", document("Snapshots", "Where the store keeps things.", body=body)
+    )
+    write(
+        tmp_path,
+        "ops/deploy.md",
+        document("Deploy", "Shipping the service.", body="Deploys run nightly."),
+    )
+    write(
+        tmp_path,
+        "domain/terms.md",
+        document("Terms", "The words we use.", body="A ticket is a task."),
+    )
+    snapshot = Bank(tmp_path).refresh()
+    assert final(snapshot, "snapshots audit trail")["answered"] is True
+
+
 def test_a_known_name_adds_no_hint(base: Snapshot) -> None:
     result = final(base, "how does FT-001 gate jobs")
     assert paths(result)[0] == "features/FT-001/brief.md"
@@ -666,6 +741,7 @@ def _reference_data(snapshot: Snapshot) -> Any:
 
     fields = {}
     tf: dict[str, Counter[str]] = {}
+    paragraphs: dict[str, list[set[str]]] = {}
     for doc in docs:
         fields[doc.path] = (
             [(key, stem(key)) for key in doc.canonical_for],
@@ -679,7 +755,14 @@ def _reference_data(snapshot: Snapshot) -> Any:
         # a Russian dictionary translation is looked up by its exact form (issue 16)
         exact = Counter(exact_form(t) for t in tokens if has_cyrillic(t))
         tf[doc.path].update(exact)
-    data = (index, docs, fields, tf)
+        # issue 16, seventh pass: the forms of each paragraph (a blank line ends one)
+        paragraphs[doc.path] = [
+            {route_form(t) for t in tokenize(part)}
+            | {exact_form(t) for t in tokenize(part) if has_cyrillic(t)}
+            for part in re.split(r"\n[ \t]*\n", body)
+            if part.strip()
+        ]
+    data = (index, docs, fields, tf, paragraphs)
     _REFERENCE[id(snapshot)] = (snapshot, data)
     return data
 
@@ -697,7 +780,7 @@ def reference_route(
     from mbank.route import bank_mentions, build_concepts, status_weight
     from mbank.search import round_half_up as half_up
 
-    index, docs, fields, tf = _reference_data(snapshot)
+    index, docs, fields, tf, paragraphs = _reference_data(snapshot)
     names = named_terms(question)
     unknown = [n for n in names if not bank_mentions(index, n)]
     never = f"The bank never mentions: {', '.join(unknown)}." if unknown else ""
@@ -886,7 +969,27 @@ def reference_route(
             if position in evidence_of.get(path, set())
         )
         coverage = covered_weight / weight_total if weight_total else 0.0
-        if names_unknown or (coverage + 2 * known) / 3 < ANSWER_MIN:
+        # and below TOGETHER_MIN of the held weight in its best paragraph, header words counting
+        # in every paragraph
+        in_head = {p for p in known_concepts if weight[p] and whole_in(concepts[p], path)}
+        in_body = [p for p in known_concepts if weight[p] and p not in in_head]
+        best_paragraph = max(
+            (
+                sum(
+                    weight[p] * sure[p]
+                    for p in in_body
+                    if any(v.form in forms for v in concepts[p].body)
+                )
+                for forms in paragraphs[path]
+            ),
+            default=0.0,
+        )
+        together = (
+            (sum(weight[p] * sure[p] for p in in_head) + best_paragraph) / known_weight
+            if known_weight
+            else 0.0
+        )
+        if names_unknown or (coverage + 2 * known) / 3 < ANSWER_MIN or together < TOGETHER_MIN:
             item["weak"] = True
         results.append(item)
     answered = any("weak" not in item for item in results)
