@@ -329,15 +329,19 @@ def unknown_compounds(index: SearchIndex, question: str) -> list[str]:
     for match in _LATIN_RUN.finditer(question):
         compound = match.group().lower()
         parts = _RUN_SPLIT.split(compound)
-        if compound not in found and not _bank_writes(index, parts):
+        if compound not in found and not _bank_writes(index, parts, compound):
             found[compound] = match.group()
     return list(found.values())
 
 
-def _bank_writes(index: SearchIndex, parts: list[str]) -> bool:
+def _bank_writes(index: SearchIndex, parts: list[str], written: str) -> bool:
+    """Whether the bank holds the compound joined by hyphens, by nothing, by spaces, or as the
+    question writes it (`make release-minor`, a command a runbook quotes; issue 16, seventh
+    pass: mixed separators were looked for only all-hyphened or all-spaced)."""
     hyphened, joined, spaced = "-".join(parts), "".join(parts), " ".join(parts)
     if any(form in index.postings or form in index.header_words for form in (hyphened, joined)):
         return True
+    phrases = dict.fromkeys((spaced, written))
     # A text writing the spaced name holds its first word as a token, so only the texts holding
     # it are searched (issue 17): a common last word (`app`, a prefix of thousands of tokens at
     # 10,000 documents) sent every body through the substring search, and lower-casing every
@@ -345,12 +349,13 @@ def _bank_writes(index: SearchIndex, parts: list[str]) -> bool:
     # nothing.
     first = parts[0]
     bodies = index.postings.get(first, {}) if len(first) > 1 else index.routable
-    if phrase_holders(index, spaced, {path for path in bodies if path in index.routable}):
+    holders = {path for path in bodies if path in index.routable}
+    if any(phrase_holders(index, phrase, holders) for phrase in phrases):
         return True
     kept = len(first) > 1 and first not in ROUTE_STOP
     headed = index.header_words.get(first, ()) if kept else list(index.docs)
     return any(
-        spaced in text or hyphened in text
+        spaced in text or hyphened in text or written in text
         for path in headed
         for header in (index.docs[path].header,)
         for text in (
