@@ -382,6 +382,24 @@ def body_form(token: str) -> str:
     return stem(token)
 
 
+@functools.cache
+def _other_spellings() -> dict[str, str]:
+    """Snowball stem of a British or American spelling -> the word in the other spelling."""
+    other: dict[str, str] = {}
+    for british, american in data_rows("en_spelling"):
+        other[stem(british)] = american
+        other[stem(american)] = british
+    return other
+
+
+def other_spelling(token: str) -> str | None:
+    """The same English word in the other spelling (`behaviour` -> behavior, `organised` ->
+    organize; `lang_data/en_spelling.tsv`), or None (issue 16, seventh pass)."""
+    if not _EN_WORD.fullmatch(token):
+        return None
+    return _other_spellings().get(stem(token))
+
+
 # --------------------------------------------------------------------------------------------
 # The transliteration bridge's key (spec 02 §3.9)
 # --------------------------------------------------------------------------------------------

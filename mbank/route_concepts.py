@@ -18,6 +18,7 @@ from mbank.lang import (
     bridge_keys,
     has_cyrillic,
     hstem,
+    other_spelling,
     ru_light,
     stem,
     tables_for,
@@ -125,10 +126,13 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
         ):
             translations.extend(word for word in bridge(index, token) if word != token)
         guessed = len(translations) > len(term.translations) and not term.translations
-        header = [Variant(hstem(token), 1.0, token)]
+        # the same word in the other spelling (behaviour, behavior) is the word itself
+        spellings = [token, *filter(None, [other_spelling(token)])]
+        header = [Variant(hstem(word), 1.0, word) for word in spellings]
         header += [Variant(hstem(t), TRANSLATION_DISCOUNT, t) for t in translations]
         body: dict[str, Variant] = {}
-        for shown, discount in [(token, 1.0), *((t, TRANSLATION_DISCOUNT) for t in translations)]:
+        typed = [(word, 1.0) for word in spellings]
+        for shown, discount in [*typed, *((t, TRANSLATION_DISCOUNT) for t in translations)]:
             # a Russian word that translates an English one is a dictionary key, not a word the
             # asker typed: it matches its own form, not every word sharing its Snowball stem
             form = (

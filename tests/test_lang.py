@@ -712,6 +712,7 @@ def test_frequent_keys_shadow_no_key_of_the_older_tables() -> None:
         ("командировочные", ("business", "trip", "travel")),
         ("командир", ("commander",)),
         ("командой", ("command", "commands", "team")),
+        ("покупатель", ("buyer", "purchaser", "customer")),
     ],
 )
 def test_frequent_words_and_split_keys_translate_in_their_sense(
@@ -768,3 +769,28 @@ def test_frequent_short_keys_do_not_mistranslate_prefixed_verbs() -> None:
     assert "water" not in term_for("приводит").translations
     # высшая is not высш(а) + США
     assert term_for("высшая").translations == ("higher", "supreme")
+
+
+@pytest.mark.parametrize(
+    ("word", "other"),
+    [
+        ("behaviour", "behavior"),
+        ("behaviors", "behaviour"),
+        ("organised", "organize"),
+        ("organization", "organise"),
+        ("colours", "color"),
+        ("licence", "license"),
+        ("catalogue", "catalog"),
+        ("table", None),
+        ("поведение", None),
+    ],
+)
+def test_a_british_or_american_spelling_gives_the_other(word: str, other: str | None) -> None:
+    assert lang.other_spelling(word) == other
+
+
+def test_every_spelling_row_has_two_stems_and_no_stem_is_in_two_rows() -> None:
+    rows = lang.data_rows("en_spelling")
+    stems = [lang.stem(word) for row in rows for word in row]
+    assert all(len(row) == 2 and lang.stem(row[0]) != lang.stem(row[1]) for row in rows)
+    assert len(stems) == len(set(stems))

@@ -461,6 +461,17 @@ def test_a_question_word_in_the_header_counts_in_every_paragraph(tmp_path: Path)
     assert final(snapshot, "snapshots audit trail")["answered"] is True
 
 
+def test_a_british_spelling_finds_an_american_body(tmp_path: Path) -> None:
+    # issue 16, seventh pass: the asker's "behaviour" is the bank's "behavior"
+    body = "The retry behavior is fixed: three attempts, then stop."
+    write(tmp_path, "ops/retry.md", document("Retries", "How calls are retried.", body=body))
+    write(tmp_path, "ops/deploy.md", document("Deploy", "Shipping the service.", body="Nightly."))
+    result = final(Bank(tmp_path).refresh(), "what is the retry behaviour")
+    assert paths(result) == ["ops/retry.md"]
+    assert result["answered"] is True
+    assert 'body matches "retry, behavior"' in result["results"][0]["why"]
+
+
 def test_a_known_name_adds_no_hint(base: Snapshot) -> None:
     result = final(base, "how does FT-001 gate jobs")
     assert paths(result)[0] == "features/FT-001/brief.md"
