@@ -713,6 +713,12 @@ def test_frequent_keys_shadow_no_key_of_the_older_tables() -> None:
         ("командир", ("commander",)),
         ("командой", ("command", "commands", "team")),
         ("покупатель", ("buyer", "purchaser", "customer")),
+        # a longer key where a short one gave the wrong sense: двух "two", скрин "screenshot"
+        ("двухфакторку", ("two-factor", "2fa", "mfa")),
+        ("скринридером", ("screen", "reader")),
+        ("скриншот", ("screenshot",)),
+        ("спрятать", ("hide", "hidden")),
+        ("скачивает", ("download",)),
     ],
 )
 def test_frequent_words_and_split_keys_translate_in_their_sense(
