@@ -37,6 +37,11 @@ What makes the weights general rather than fitted to a question set:
   first wave): the bridge makes тимлидом "toml" and лицензии "lets", which share letters, not
   a meaning.
 
+A third question comes last: whether one paragraph of the candidate holds the evidence together
+(`TOGETHER_MIN`, seventh pass). A question that borrows every word from the bank, around a topic
+the bank never covers, has `known` near 1 and a long document covering most words, each in
+another paragraph; an answer is stated in one place.
+
 Pure functions of the concepts, their header matches and the index's figures.
 """
 
