@@ -661,7 +661,8 @@ def route(
     if not results:
         return empty
     names_unknown = bool(names) and len(unknown) == len(names)
-    evidence = Evidence(index, fig, concepts, all_matches, names, parts)
+    listed = [item["path"] for item in results]
+    evidence = Evidence(index, fig, concepts, all_matches, names, parts, listed)
     mark_weak(evidence, results, names_unknown)
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}

@@ -33,6 +33,11 @@ What makes the weights general rather than fitted to a question set:
   whose chat words the tables lack.)
 - **a translation found only by stripping a verbal prefix is half the evidence**
   (`STRIPPED_CERTAINTY`, third pass): перезагрузка (reboot) is not загрузка (load).
+- **a word the bank holds only through a translation is known only where a candidate holds it**
+  (seventh pass): the translation is the dictionary's guess of the asker's sense, and the English
+  word sitting in some other document (отпуск "vacation" in an HR note, процент "percent" in a
+  changelog) says nothing about whether the bank answers. A word the asker typed as the bank
+  writes it stays known wherever it is.
 - **a transliteration guess is a quarter of the evidence** (`GUESS_CERTAINTY`; half in the
   first wave): the bridge makes тимлидом "toml" and лицензии "lets", which share letters, not
   a meaning.
@@ -48,6 +53,7 @@ Pure functions of the concepts, their header matches and the index's figures.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from mbank.lang import EVIDENCE_STOP, has_cyrillic
@@ -76,6 +82,8 @@ STRIPPED_CERTAINTY = 0.5
 # a header match at least this strong is the word itself (1.0) or a translation (0.9), not a
 # prefix piece (0.6 × discount)
 WHOLE_WORD = 0.8
+# a header match at least this strong is the word the asker typed, not a translation (0.9)
+TYPED = 0.95
 # A concept's weight is half a flat share (every content word counts) and half its idf in this
 # bank: pure idf let one ordinary word the bank happens not to use ("halfway", "noticed")
 # outweigh everything else a question says; a flat weight ignored that "provider" is in every
@@ -118,6 +126,7 @@ class Evidence:
         all_matches: list[dict[str, Match]],
         names: list[str],
         absent: frozenset[str] = frozenset(),
+        listed: Collection[str] | None = None,
     ) -> None:
         self.index = index
         self.fig = fig
@@ -131,11 +140,17 @@ class Evidence:
         unseen = math.log(1 + (n + 0.5) / 0.5)
         share = index.cyrillic_share()
         named = {name.lower() for name in names}
+        translated_only: list[int] = []
         for concept, matches in zip(concepts, all_matches, strict=True):
             whole = frozenset(word for word, match in matches.items() if match[0] >= WHOLE_WORD)
             df = max((len(fig.bm25(variant.form)[1]) for variant in concept.body), default=0)
             if df == 0 and whole:
                 df = 1
+            typed = any(match[0] >= TYPED for match in matches.values()) or any(
+                fig.bm25(variant.form)[1] for variant in concept.body if variant.discount == 1.0
+            )
+            if df and not typed:
+                translated_only.append(len(self.weights))
             if concept.literal in absent:
                 # a word of a compound name the bank never writes (`route.unknown_compounds`)
                 # is evidence the bank lacks, weighed as an ordinary word: the asker named a
@@ -160,6 +175,9 @@ class Evidence:
             self.body.append(tuple(self.forms.get(variant.form, ()) for variant in concept.body))
             self.weights.append(weight)
             self.known.append(df > 0)
+        if listed is not None:
+            for position in translated_only:
+                self.known[position] = any(self.covers(position, path) for path in listed)
         self.total = sum(self.weights)
         held = sum(
             w * c for w, c, k in zip(self.weights, self.certainty, self.known, strict=True) if k

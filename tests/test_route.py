@@ -868,10 +868,25 @@ def reference_route(
     share = cyrillic_docs / len(docs)
     weight: list[float] = []
     known_concepts: set[int] = set()
+    translated_only: set[int] = set()
     for position, concept in enumerate(concepts):
         df = max(sum(1 for c in tf.values() if c[v.form] > 0) for v in concept.body)
         if df == 0 and any(whole_in(concept, doc.path) for doc in docs):
             df = 1
+        # the bank holds the concept only through a translation: neither the typed word in a
+        # body nor the typed word as a whole header word
+        typed = any(
+            tf[doc.path][v.form] > 0 for doc in docs for v in concept.body if v.discount == 1.0
+        )
+        typed = typed or any(
+            match_word(v.form, words) >= 0.95
+            for v in concept.header
+            if v.form and v.discount == 1.0
+            for doc in docs
+            for words in every_field[doc.path]
+        )
+        if df and not typed:
+            translated_only.add(position)
         w = 0.5 * unseen + 0.5 * math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
         if concept.literal in EVIDENCE_STOP:
             w = 0.0
@@ -961,6 +976,18 @@ def reference_route(
     if not rows or rows[0][2] < 0.21 * idf_total or not rows[:limit]:
         return empty
     names_unknown = bool(names) and len(unknown) == len(names)
+    # issue 16, seventh pass: a concept the bank holds only through a translation is known only
+    # where a listed candidate holds it
+    listed = [path for _, path, _, _ in rows[:limit]]
+    for position in translated_only:
+        if not any(holds(concepts[position], path) for path in listed):
+            known_concepts.discard(position)
+    known_weight = sum(weight[p] * sure[p] for p in known_concepts)
+    known = known_weight / weight_total if weight_total else 0.0
+    evidence_of = {
+        doc.path: {p for p in known_concepts if weight[p] and holds(concepts[p], doc.path)}
+        for doc in docs
+    }
     results = []
     for negative, path, _covered, why in rows[:limit]:
         item: dict[str, Any] = {

@@ -411,3 +411,61 @@ def test_chat_particles_name_no_topic_and_chat_loanwords_are_translated(tmp_path
         ("юзер", ["юзер", "user"]),
     ]
     assert [c.guessed for c in concepts] == [False, False]
+
+
+def _release_and_hr(tmp_path: Path) -> Snapshot:
+    """An English bank: a release runbook, and an HR note that alone says "vacation"."""
+    write(
+        tmp_path,
+        "ops/release.md",
+        document("Release", "How a release is cut.", body="A release is tagged every week.\n"),
+    )
+    write(
+        tmp_path,
+        "product/people.md",
+        document("People", "Who works here.", body="Ask before a vacation.\n"),
+    )
+    write(tmp_path, "ops/ci.md", document("CI", "What CI runs.", body="CI runs the tests.\n"))
+    return Bank(tmp_path).refresh()
+
+
+def test_a_translation_the_bank_holds_only_outside_the_candidates_is_not_known(
+    tmp_path: Path,
+) -> None:
+    # issue 16, seventh pass: «отпуска» is "vacation", which only the unlisted HR note holds; a
+    # translation is the dictionary's guess of the sense, so the bank holding the English word
+    # somewhere is no evidence unless a candidate the answer would come from holds it
+    snapshot = _release_and_hr(tmp_path)
+    question = "релиз во время отпуска"
+    result = final(snapshot, question, limit=1)
+    assert [item["path"] for item in result["results"]] == ["ops/release.md"]
+    index = SearchIndex()
+    index.sync(snapshot)
+    concepts = build_concepts(snapshot, index, question)
+    matches = [_header_matches(index, concept) for concept in concepts]
+    fig = figures(snapshot, index)
+    vacation = [c.literal for c in concepts].index("отпуска")
+    anywhere = Evidence(index, fig, concepts, matches, [])
+    listed = Evidence(index, fig, concepts, matches, [], listed=["ops/release.md"])
+    assert anywhere.known[vacation] is True
+    assert listed.known[vacation] is False
+    assert listed.known_share < anywhere.known_share
+    both = Evidence(
+        index, fig, concepts, matches, [], listed=["ops/release.md", "product/people.md"]
+    )
+    assert both.known[vacation] is True
+
+
+def test_a_word_typed_as_the_bank_writes_it_stays_known_anywhere(tmp_path: Path) -> None:
+    # the rule is for translations only: "vacation" typed in an English question is the word
+    snapshot = _release_and_hr(tmp_path)
+    question = "is a release paused for a vacation?"
+    index = SearchIndex()
+    index.sync(snapshot)
+    concepts = build_concepts(snapshot, index, question)
+    matches = [_header_matches(index, concept) for concept in concepts]
+    vacation = [c.literal for c in concepts].index("vacation")
+    found = Evidence(
+        index, figures(snapshot, index), concepts, matches, [], listed=["ops/release.md"]
+    )
+    assert found.known[vacation] is True
