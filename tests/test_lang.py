@@ -765,6 +765,51 @@ def test_frequent_rows_translate_inflected_forms(word: str, english: tuple[str, 
     assert "summer" not in BUILTIN.en_to_ru and "strange" not in BUILTIN.en_to_ru
 
 
+# issue 16, seventh pass: groups 1-700 of the list recomputed after the sixth pass
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("заявил", ("declare", "announce")),
+        ("станциях", ("station",)),
+        ("хозяйственной", ("economy", "farm", "household")),
+        ("федеральному", ("federal",)),
+        ("ребятами", ("guys", "kids")),
+        ("церковью", ("church",)),
+        ("крыльями", ("wing",)),
+        ("умерла", ("die",)),
+        ("подозреваемых", ("suspect", "suspicion")),
+        ("пенсионеров", ("pension", "retirement")),
+    ],
+)
+def test_seventh_pass_frequent_rows_translate_inflected_forms(
+    word: str, english: tuple[str, ...]
+) -> None:
+    assert term_for(word).translations == english
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # стоя (stand) would catch об+стоятельства, крыл (wing) за+крыли, умер (died) умеренный,
+        # страх (fear) страхование, орган (organ) организатор: each has a longer row
+        ("обстоятельствах", ("circumstances", "situation")),
+        ("закрыли", ("close", "closed")),
+        ("умеренный", ("moderate",)),
+        ("страхования", ("insurance",)),
+        ("организаторы", ("organize", "organization")),
+    ],
+)
+def test_seventh_pass_homonym_traps_get_their_own_rows(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+
+
+@pytest.mark.parametrize("word", ["пошли", "всякий", "причём", "наоборот", "неужели"])
+def test_seventh_pass_function_words_carry_no_evidence(word: str) -> None:
+    assert word in lang.EVIDENCE_STOP
+
+
 def test_frequent_short_keys_do_not_mistranslate_prefixed_verbs() -> None:
     # вод (water) would catch про+водить and за+вод once the verbal prefix is stripped, стран
     # (country) would catch про+странство: the prefixed words have their own rows
