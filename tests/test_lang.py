@@ -679,6 +679,46 @@ def test_technical_collisions_stay_avoided(word: str, english: tuple[str, ...]) 
     assert term_for(word).translations == english
 
 
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # seventh pass: developer chat; a prefixed verb has a row of its own, not a stripped match
+        ("закоммитили", ("commit",)),
+        ("смерджили", ("merge",)),
+        ("раскатили", ("rollout", "deploy")),
+        ("захардкоженный", ("hardcoded", "hardcode")),
+        ("прокинули", ("pass", "forward")),
+        ("залипает", ("stuck", "hang")),
+        ("кронджобы", ("cron", "job")),
+    ],
+)
+def test_developer_chat_words_translate_in_their_inflected_forms(
+    word: str, english: tuple[str, ...]
+) -> None:
+    term = term_for(word)
+    assert term.translations == english
+    assert term.prefix_stripped is False
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # замер is a measurement, замержил a merge
+        ("замержил", ("merge",)),
+        # выпилил is removed, выпил (drank) stays untranslated
+        ("выпил", ()),
+        # таски are tasks, таскать is to drag
+        ("таскать", ("drag", "carry")),
+        # кривой конфиг is broken, кривая a curve
+        ("кривая", ("curve",)),
+        # железо is hardware, железобетон concrete
+        ("железобетонных", ("concrete",)),
+    ],
+)
+def test_developer_chat_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+
+
 # issue 16, sixth pass: frequent.tsv, the most frequent Russian words no other table translated,
 # and the dictionary rows that split a key giving a word the wrong sense
 
