@@ -387,13 +387,13 @@ def test_unknown_names_are_named_in_the_hint_and_results_are_kept(base: Snapshot
     assert both["hint"].endswith("The bank never mentions: Terraform, Kubernetes.")
 
 
-def _scattered_and_together(tmp_path: Path, body: str) -> Snapshot:
+def _scattered_and_together(tmp_path: Path, body: str, title: str = "Store Notes") -> Snapshot:
     """A bank of four documents whose `ops/store.md` body is `body` and whose headers never
     name the words of the question `together` asks."""
     write(
         tmp_path,
         "ops/store.md",
-        document("Store Notes", "Where the store keeps things.", body=body),
+        document(title, "Where the store keeps things.", body=body),
     )
     write(
         tmp_path,
@@ -440,25 +440,13 @@ def test_the_same_words_in_one_paragraph_are_an_answer(tmp_path: Path) -> None:
 
 
 def test_a_question_word_in_the_header_counts_in_every_paragraph(tmp_path: Path) -> None:
-    # "Snapshots" in the title joins whichever paragraph holds the rest
+    # "Snapshots" in the title joins whichever paragraph holds the rest: the question that the
+    # scattered body leaves unanswered under the title "Store Notes" is answered here
     body = (
         "Hourly, always.\n\nThe audit trail is kept for a year.\n\nSecrets are encrypted with age."
     )
-    write(
-        tmp_path, "ops/store.md", document("Snapshots", "Where the store keeps things.", body=body)
-    )
-    write(
-        tmp_path,
-        "ops/deploy.md",
-        document("Deploy", "Shipping the service.", body="Deploys run nightly."),
-    )
-    write(
-        tmp_path,
-        "domain/terms.md",
-        document("Terms", "The words we use.", body="A ticket is a task."),
-    )
-    snapshot = Bank(tmp_path).refresh()
-    assert final(snapshot, "snapshots audit trail")["answered"] is True
+    snapshot = _scattered_and_together(tmp_path, body, title="Snapshots")
+    assert final(snapshot, "encrypted snapshots audit")["answered"] is True
 
 
 def test_a_british_spelling_finds_an_american_body(tmp_path: Path) -> None:
