@@ -227,10 +227,9 @@ class Evidence:
         held = sum(self.weights[p] * self.certainty[p] for p in present)
         if not held:
             return 0.0
-        everywhere = sum(
-            self.weights[p] * self.certainty[p] for p in present if self.in_header(p, path)
-        )
-        rest = [p for p in present if not self.in_header(p, path)]
+        headed = {p for p in present if self.in_header(p, path)}
+        everywhere = sum(self.weights[p] * self.certainty[p] for p in headed)
+        rest = [p for p in present if p not in headed]
         best = 0.0
         for tokens in self.fig.paragraphs(path):
             share = sum(

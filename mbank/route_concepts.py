@@ -127,7 +127,8 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
             translations.extend(word for word in bridge(index, token) if word != token)
         guessed = len(translations) > len(term.translations) and not term.translations
         # the same word in the other spelling (behaviour, behavior) is the word itself
-        spellings = [token, *filter(None, [other_spelling(token)])]
+        other = other_spelling(token)
+        spellings = [token] if other is None else [token, other]
         header = [Variant(hstem(word), 1.0, word) for word in spellings]
         header += [Variant(hstem(t), TRANSLATION_DISCOUNT, t) for t in translations]
         body: dict[str, Variant] = {}
