@@ -24,6 +24,7 @@ from typing import Any
 
 from mbank.contract import BUILTIN_WEIGHTS, LAYER_WEIGHTS, effective_weights
 from mbank.lang import (
+    EVIDENCE_STOP,
     ROUTE_STOP,
     QueryTerm,
     expand_terms,
@@ -32,6 +33,7 @@ from mbank.lang import (
     tables_for,
     tokenize,
 )
+from mbank.lexicon import is_ordinary_english
 from mbank.model import Doc, LayerMap
 from mbank.projection import Snapshot
 from mbank.route_answer import Evidence, mark_weak
@@ -254,6 +256,7 @@ def route_layer_weights(layers: LayerMap) -> dict[str, float]:
 
 _WORD = re.compile(r"[A-Za-z0-9\u0400-\u04ff]+")
 _LATIN_NAME = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
+_LOWER_LATIN = re.compile(r"[a-z]{3,}")
 _SENTENCE_END = re.compile(r"[.!?]")
 
 
@@ -283,6 +286,31 @@ def named_terms(question: str) -> list[str]:
             continue
         names.setdefault(lower, word)
     return list(names.values())
+
+
+def unfamiliar_words(index: SearchIndex, question: str) -> list[str]:
+    """The lower-case words of an English question that read as names (issue 16, eighth pass):
+    letters only, at least 3 of them, not stop-words, never used by the bank, and not ordinary
+    English (`lexicon.is_ordinary_english`): "gofumpt", "justfile", "tmux". Unlike
+    `bank_mentions`, a word is used only when it is a token of the bank: "justfile" is not
+    mentioned by a bank that writes "just". A question holding
+    Cyrillic has none: there every Latin word is a name already (`named_terms`)."""
+    if has_cyrillic(question):
+        return []
+    found: dict[str, None] = {}
+    for match in _WORD.finditer(question):
+        word = match.group()
+        if (
+            word == word.lower()
+            and _LOWER_LATIN.fullmatch(word)
+            and word not in ROUTE_STOP
+            and word not in EVIDENCE_STOP
+            and word not in index.postings
+            and word not in index.header_words
+            and not is_ordinary_english(word)
+        ):
+            found[word] = None
+    return list(found)
 
 
 def bank_mentions(index: SearchIndex, name: str) -> bool:
@@ -605,7 +633,11 @@ def route(
     # the words of a compound the bank never writes are unknown (`unknown_compounds`)
     parts = frozenset(word for compound in compounds for word in _RUN_SPLIT.split(compound.lower()))
     unknown = [name for name in names if name.lower() in parts or not bank_mentions(index, name)]
-    shown = compounds + [name for name in unknown if name.lower() not in parts]
+    # lower-case names ("gofumpt") weigh as names the bank never mentions; unlike a capitalised
+    # name, they alone do not make the question unanswered (`names_unknown`): the word list can
+    # lack a real word ("dotfile"), and a name's weight already outweighs one such word
+    unfamiliar = unfamiliar_words(index, question)
+    shown = compounds + [name for name in unknown if name.lower() not in parts] + unfamiliar
     never = f"The bank never mentions: {', '.join(shown)}." if shown else ""
     empty = {
         "results": [],
@@ -662,7 +694,7 @@ def route(
         return empty
     names_unknown = bool(names) and len(unknown) == len(names)
     listed = [item["path"] for item in results]
-    evidence = Evidence(index, fig, concepts, all_matches, names, parts, listed)
+    evidence = Evidence(index, fig, concepts, all_matches, names + unfamiliar, parts, listed)
     mark_weak(evidence, results, names_unknown)
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}

@@ -15,12 +15,14 @@ import pytest
 from test_route import document, final, write
 
 from mbank.lang import EVIDENCE_STOP, ROUTE_STOP
+from mbank.lexicon import is_ordinary_english
 from mbank.route import (
     NOTHING_ANSWERS,
     _header_matches,
     build_concepts,
     figures,
     named_terms,
+    unfamiliar_words,
     unknown_compounds,
 )
 from mbank.route_answer import (
@@ -469,3 +471,67 @@ def test_a_word_typed_as_the_bank_writes_it_stays_known_anywhere(tmp_path: Path)
         index, figures(snapshot, index), concepts, matches, [], listed=["ops/release.md"]
     )
     assert found.known[vacation] is True
+
+
+def test_the_halves_of_a_contraction_carry_no_evidence() -> None:
+    # "doesn't" is tokenised to "doesn" and "t": the question says it for no reason to do
+    # with its topic (issue 16, eighth pass)
+    assert {"aren", "isn", "doesn", "didn", "don", "wasn", "couldn", "won"} <= EVIDENCE_STOP
+
+
+@pytest.mark.parametrize(
+    ("word", "ordinary"),
+    [
+        ("halfway", True),
+        ("throwaway", True),
+        ("categorised", True),  # British spelling, listed as "categorized"
+        ("colour", True),
+        ("gofumpt", False),
+        ("tmux", False),
+        ("justfile", False),
+    ],
+)
+def test_an_english_word_list_tells_everyday_words_from_tool_names(
+    word: str, ordinary: bool
+) -> None:
+    assert is_ordinary_english(word) is ordinary
+
+
+def test_unfamiliar_words_are_lower_case_names_the_bank_never_uses(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "ops/release.md",
+        document("Release Guide", "How a release is cut.", body="Run gofmt, then tag in tmux.\n"),
+    )
+    index = SearchIndex()
+    index.sync(Bank(tmp_path).refresh())
+    question = "Does the release run gofumpt or tmux halfway, and Hyperfine, and the justfile?"
+    # 'tmux' is a token of the bank, 'halfway' is English, 'Hyperfine' is capitalised (a name
+    # `named_terms` finds); 'justfile' is unfamiliar though the bank writes "just"-words
+    assert unfamiliar_words(index, question) == ["gofumpt", "justfile"]
+    assert named_terms(question) == ["Hyperfine"]
+    # a question holding Cyrillic has no unfamiliar words: every Latin word is a name there
+    assert unfamiliar_words(index, "релиз запускает gofumpt?") == []
+
+
+def test_an_unfamiliar_word_weighs_as_a_name_and_leaves_the_question_unanswered(
+    tmp_path: Path,
+) -> None:
+    snapshot = release_bank(tmp_path)
+    assert final(snapshot, "how is a release published")["answered"] is True
+    result = final(snapshot, "how is a release published with gofumpt")
+    assert result["answered"] is False
+    assert all(item["weak"] is True for item in result["results"])
+    assert result["hint"] == f"{NOTHING_ANSWERS} The bank never mentions: gofumpt."
+    # it weighs three everyday words the bank lacks
+    index = SearchIndex()
+    index.sync(snapshot)
+    weights = {}
+    for word in ("gofumpt", "halfway"):
+        question = f"how is a release published with {word}"
+        concepts = build_concepts(snapshot, index, question)
+        matches = [_header_matches(index, concept) for concept in concepts]
+        names = unfamiliar_words(index, question)
+        found = Evidence(index, figures(snapshot, index), concepts, matches, names)
+        weights[word] = found.weights[[c.literal for c in concepts].index(word)]
+    assert weights["gofumpt"] == UNKNOWN_NAME_WEIGHT * weights["halfway"]
