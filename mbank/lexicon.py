@@ -10,18 +10,20 @@ topic) needs a list of English words, and a good one has to be large: `pyspellch
 frequency list (160,000 words with their inflections, MIT-licensed, pure Python) is a
 well-kept one, so mbank uses it rather than a list of its own.
 
-Loading the list costs about 0.2–0.3 s, so it is loaded on the first question that needs it
-(an English question holding a lower-case word the bank never uses) and kept for the process.
+Loading the list costs about 0.3 s, so it is loaded on the first question that needs it (an
+English question holding a lower-case word the bank holds in no form) and kept for the process.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-
-from spellchecker import SpellChecker
+from typing import TYPE_CHECKING
 
 from mbank.lang import other_spelling
+
+if TYPE_CHECKING:
+    from spellchecker import SpellChecker
 
 # a British -ise form the list may hold only in its -ize spelling (categorised, categorized)
 _BRITISH_ISE = re.compile(r"is(e|ed|es|ing|ation|ations)$")
@@ -29,6 +31,9 @@ _BRITISH_ISE = re.compile(r"is(e|ed|es|ing|ation|ations)$")
 
 @functools.cache
 def _english() -> SpellChecker:
+    # imported here: importing the package alone costs 6 ms of every start
+    from spellchecker import SpellChecker
+
     # distance 1: the checker's correction candidates are never asked for, only membership
     return SpellChecker(language="en", distance=1)
 

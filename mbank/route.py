@@ -46,6 +46,7 @@ from mbank.search import (
     paragraph_tokens,
     phrase_holders,
     round_half_up,
+    route_form,
 )
 from mbank.search_meta import INBOX_LAYER, TEMPLATE_FUNCTION
 
@@ -290,13 +291,15 @@ def named_terms(question: str) -> list[str]:
 
 def unfamiliar_words(index: SearchIndex, question: str) -> list[str]:
     """The lower-case words of an English question that read as names (issue 16, eighth pass):
-    letters only, at least 3 of them, not stop-words, never used by the bank, and not ordinary
+    letters only, at least 3 of them, not stop-words, in no form in the bank, and not ordinary
     English (`lexicon.is_ordinary_english`): "gofumpt", "justfile", "tmux". Unlike
-    `bank_mentions`, a word is used only when it is a token of the bank: "justfile" is not
-    mentioned by a bank that writes "just". A question holding
-    Cyrillic has none: there every Latin word is a name already (`named_terms`)."""
+    `bank_mentions`, a word is in the bank only as one of its tokens or their §3.9 forms:
+    "justfile" is not mentioned by a bank that writes "just". The word list is asked last, so a
+    question whose words the bank holds never loads it. A question holding Cyrillic has none:
+    there every Latin word is a name already (`named_terms`)."""
     if has_cyrillic(question):
         return []
+    forms = index.route_forms()
     found: dict[str, None] = {}
     for match in _WORD.finditer(question):
         word = match.group()
@@ -307,6 +310,7 @@ def unfamiliar_words(index: SearchIndex, question: str) -> list[str]:
             and word not in EVIDENCE_STOP
             and word not in index.postings
             and word not in index.header_words
+            and route_form(word) not in forms
             and not is_ordinary_english(word)
         ):
             found[word] = None

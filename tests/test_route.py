@@ -803,6 +803,7 @@ def reference_route(
     from mbank.parse import split_frontmatter
     from mbank.route import bank_mentions, build_concepts, status_weight
     from mbank.search import round_half_up as half_up
+    from mbank.search import route_form
 
     index, docs, fields, tf, paragraphs = _reference_data(snapshot)
     names = named_terms(question)
@@ -823,6 +824,7 @@ def reference_route(
                 re.fullmatch("[a-z]{3,}", word)
                 and word not in EVIDENCE_STOP
                 and word not in bank_words
+                and route_form(word) not in {form for counts in tf.values() for form in counts}
                 and not is_ordinary_english(word)
                 and word not in unfamiliar
             ):

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from test_route import document, final, write
 
+from mbank import lexicon
 from mbank.lang import EVIDENCE_STOP, ROUTE_STOP
 from mbank.lexicon import is_ordinary_english
 from mbank.route import (
@@ -535,3 +536,14 @@ def test_an_unfamiliar_word_weighs_as_a_name_and_leaves_the_question_unanswered(
         found = Evidence(index, figures(snapshot, index), concepts, matches, names)
         weights[word] = found.weights[[c.literal for c in concepts].index(word)]
     assert weights["gofumpt"] == UNKNOWN_NAME_WEIGHT * weights["halfway"]
+
+
+def test_the_word_list_is_loaded_only_for_a_word_the_bank_holds_in_no_form(tmp_path: Path) -> None:
+    # loading it costs about 0.3 s: a question whose words the bank holds (here "publishes" as
+    # "published") must not pay it
+    snapshot = release_bank(tmp_path)
+    lexicon._english.cache_clear()
+    assert final(snapshot, "who publishes the release notes")["answered"] is True
+    assert lexicon._english.cache_info().currsize == 0
+    final(snapshot, "who publishes the release notes halfway")
+    assert lexicon._english.cache_info().currsize == 1
