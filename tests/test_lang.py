@@ -719,6 +719,65 @@ def test_developer_chat_keys_leave_other_senses_alone(word: str, english: tuple[
     assert term_for(word).translations == english
 
 
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # eighth pass: developer chat, nouns and verbs in their inflected forms
+        ("дрейфа", ("drift",)),
+        ("слайсы", ("slice",)),
+        ("вендоров", ("vendor",)),
+        ("айтемы", ("item",)),
+        ("хелперы", ("helper",)),
+        ("сабагентов", ("subagent",)),
+        ("урлы", ("url",)),
+        ("репой", ("repository",)),
+        ("монорепы", ("monorepo",)),
+        ("доках", ("docs",)),
+        ("выкинул", ("remove", "drop")),
+        ("прикрутил", ("attach", "add")),
+        ("воткнул", ("insert", "add")),
+        ("пинганул", ("ping",)),
+        ("заинжектил", ("inject",)),
+        ("ругается", ("complain", "warn")),
+        ("мутный", ("unclear", "murky")),
+        ("обёртки", ("wrapper",)),
+        ("распределённый", ("distributed",)),
+    ],
+)
+def test_eighth_pass_words_translate_in_their_inflected_forms(
+    word: str, english: tuple[str, ...]
+) -> None:
+    term = term_for(word)
+    assert term.translations == english
+    assert term.prefix_stripped is False
+    # one way only: an English question does not look for these forms
+    assert all(term.stem not in keys for keys in BUILTIN.en_to_ru.values())
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # репу/репе are a repository, репутация and репетиция are not
+        ("репутации", ("reputation",)),
+        ("репетиция", ("rehearsal",)),
+        # джун is a junior developer, джунгли a jungle; пинг a ping, пингвин and допинг not
+        ("джунгли", ("jungle",)),
+        ("пингвины", ("penguin",)),
+        ("допинг", ("doping",)),
+        # кинь (send) is no прикинь (estimate)
+        ("прикинь", ("estimate",)),
+        # a strip read these as spin and pool
+        ("прикрутить", ("attach", "add")),
+        ("запулил", ("pull",)),
+        # stems of the older tables keep their words: поды is no key (под-), стабильность stays
+        ("поды", ()),
+        ("стабильность", ("stable",)),
+    ],
+)
+def test_eighth_pass_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+
+
 # issue 16, sixth pass: frequent.tsv, the most frequent Russian words no other table translated,
 # and the dictionary rows that split a key giving a word the wrong sense
 
