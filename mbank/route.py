@@ -36,7 +36,7 @@ from mbank.lang import (
 from mbank.lexicon import is_ordinary_english
 from mbank.model import Doc, LayerMap
 from mbank.projection import Snapshot
-from mbank.route_answer import Evidence, mark_weak
+from mbank.route_answer import Evidence, answer_min, mark_weak
 from mbank.route_concepts import TRANSLATION_DISCOUNT, Concept, build_concepts
 from mbank.search import (
     Header,
@@ -626,7 +626,7 @@ def route(
 
     Syncs `index` first. Scores are rounded half-up to 4 decimals (§3.9 step 5; §3.2's "at
     most 2 decimals" describes the header-only score). `answered` (issue 16) is false when no
-    listed candidate's evidence (`mbank.route_answer`) clears `ANSWER_MIN`, or every name the
+    listed candidate's evidence (`mbank.route_answer`) clears `answer_min`, or every name the
     question uses is unknown to the bank; the candidates stay listed, each marked `weak`, and
     the hint says plainly that nothing answers. A `hint` also accompanies an empty list, and a
     non-empty one when every name the question uses is unknown to the bank.
@@ -699,7 +699,7 @@ def route(
     names_unknown = bool(names) and len(unknown) == len(names)
     listed = [item["path"] for item in results]
     evidence = Evidence(index, fig, concepts, all_matches, names + unfamiliar, parts, listed)
-    mark_weak(evidence, results, names_unknown)
+    mark_weak(evidence, results, names_unknown, answer_min(question))
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}
     if not answered:

@@ -35,7 +35,13 @@ from mbank.route import (
     route_layer_weights,
     score_field,
 )
-from mbank.route_answer import ANSWER_MIN, TOGETHER_MIN, TOGETHER_SLOPE, together_needed
+from mbank.route_answer import (
+    ANSWER_MIN,
+    RUSSIAN_ANSWER_MIN,
+    TOGETHER_MIN,
+    TOGETHER_SLOPE,
+    together_needed,
+)
 from mbank.route_concepts import build_concepts, spelling_agrees
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
@@ -1064,8 +1070,10 @@ def reference_route(
             else 0.0
         )
         strength = (coverage + 2 * known) / 3
-        needed = TOGETHER_MIN - TOGETHER_SLOPE * (strength - ANSWER_MIN)
-        if names_unknown or strength < ANSWER_MIN or together < needed:
+        # a question holding Cyrillic needs a little more (RUSSIAN_ANSWER_MIN, eighth pass)
+        least = RUSSIAN_ANSWER_MIN if has_cyrillic(question) else ANSWER_MIN
+        needed = TOGETHER_MIN - TOGETHER_SLOPE * (strength - least)
+        if names_unknown or strength < least or together < needed:
             item["weak"] = True
         results.append(item)
     answered = any("weak" not in item for item in results)
