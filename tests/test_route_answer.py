@@ -28,10 +28,10 @@ from mbank.route import (
 )
 from mbank.route_answer import (
     ANSWER_MIN,
-    RUSSIAN_ANSWER_MIN,
-    TOGETHER_MIN,
     FLAT_SHARE,
+    RUSSIAN_ANSWER_MIN,
     STRIPPED_CERTAINTY,
+    TOGETHER_MIN,
     UNKNOWN_NAME_WEIGHT,
     UNTRANSLATED_FLOOR,
     Evidence,
