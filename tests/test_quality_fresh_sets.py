@@ -1,4 +1,5 @@
-"""The held-out routing sets of one shape, `tests/route_quality_test4/` to `_test8/` (issue 16).
+"""The held-out routing sets of one shape, `tests/route_quality_test4/` to `_test8/`, and
+`_test10/` (issue 16).
 
 Each was written before the routing pass it measures, after the older sets had been run for
 aggregates; see each folder's README. Per bank: 15 English and 15 Russian answerable questions,
@@ -62,6 +63,18 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
             "route_quality_test5",
             "route_quality_test6",
             "route_quality_test7",
+        ),
+        4,
+    ),
+    "route_quality_test10": (
+        (
+            *FIRST,
+            "route_quality_test4",
+            "route_quality_dev2",
+            "route_quality_test5",
+            "route_quality_test6",
+            "route_quality_test7",
+            "route_quality_test8",
         ),
         4,
     ),
