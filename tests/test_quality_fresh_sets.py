@@ -38,6 +38,16 @@ from test_route_quality_testset import (
 from bench import route_quality
 
 FIRST = ("route_quality", "route_quality_test", "route_quality_test2", "route_quality_test3")
+# every folder written before the two held-out sets of the eighth pass (the development sets)
+UP_TO_TEST8 = (
+    *FIRST,
+    "route_quality_test4",
+    "route_quality_dev2",
+    "route_quality_test5",
+    "route_quality_test6",
+    "route_quality_test7",
+    "route_quality_test8",
+)
 # each set, the folders written before it (the development sets included), and how many of its
 # tempting questions per language must be the hard shape; route_quality_dev2 was written beside
 # test5, so only the sets after it must not repeat it
@@ -69,31 +79,8 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
         ),
         4,
     ),
-    "route_quality_test9": (
-        (
-            *FIRST,
-            "route_quality_test4",
-            "route_quality_dev2",
-            "route_quality_test5",
-            "route_quality_test6",
-            "route_quality_test7",
-            "route_quality_test8",
-        ),
-        4,
-    ),
-    "route_quality_test10": (
-        (
-            *FIRST,
-            "route_quality_test4",
-            "route_quality_dev2",
-            "route_quality_test5",
-            "route_quality_test6",
-            "route_quality_test7",
-            "route_quality_test8",
-            "route_quality_test9",
-        ),
-        4,
-    ),
+    "route_quality_test9": (UP_TO_TEST8, 4),
+    "route_quality_test10": ((*UP_TO_TEST8, "route_quality_test9"), 4),
 }
 CASES = [
     (folder, path)
