@@ -74,6 +74,9 @@ K1 = 1.2
 B = 0.75
 BODY_SHARE = 0.75
 COVERAGE_MIN = 0.21
+# the first-score candidates re-ranked by how much of the evidence one paragraph states
+# (`stated_together`): on the development folders a pool of 10 found as many answers as 20
+RERANK_POOL = 10
 
 
 def status_weight(status: str) -> float:
@@ -671,7 +674,7 @@ def route(
     }
     if not raw:
         return empty
-    ranked = _top(raw, max(limit, 1))
+    pool = _top(raw, max(limit, RERANK_POOL))
 
     def coverage(path: str) -> float:
         """The share of the question's idf mass this document covers (§3.9 rule ii)."""
@@ -684,21 +687,25 @@ def route(
             / idf_total
         )
 
-    if coverage(ranked[0][1]) < COVERAGE_MIN:
+    if coverage(pool[0][1]) < COVERAGE_MIN or limit <= 0:
         return empty
+    names_unknown = bool(names) and len(unknown) == len(names)
+    listed = [path for _, path in pool]
+    evidence = Evidence(index, fig, concepts, all_matches, names + unfamiliar, parts, listed)
     results = [
         _result(
             snapshot.docs[path],
             score,
             _final_why(index, fig, concepts, all_matches, snapshot.docs[path]),
         )
-        for score, path in ranked[: max(limit, 0)]
+        for score, path in stated_together(evidence, pool)[:limit]
     ]
-    if not results:
-        return empty
-    names_unknown = bool(names) and len(unknown) == len(names)
-    listed = [item["path"] for item in results]
-    evidence = Evidence(index, fig, concepts, all_matches, names + unfamiliar, parts, listed)
+    # the verdict weighs a translated-only word as known only where a listed result holds it
+    shown_paths = [item["path"] for item in results]
+    if evidence.translated_only and shown_paths != listed:
+        evidence = Evidence(
+            index, fig, concepts, all_matches, names + unfamiliar, parts, shown_paths
+        )
     mark_weak(evidence, results, names_unknown, answer_min(question))
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}
@@ -707,6 +714,24 @@ def route(
     elif names_unknown:
         outcome["hint"] = never
     return outcome
+
+
+def stated_together(evidence: Evidence, pool: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """The pool re-ranked by score × the share of the question's evidence that one paragraph of
+    the document holds, its header counting in every paragraph (`Evidence.together`; issue 16,
+    eighth pass), rounded to 4 places, then by the first score and path.
+
+    The first score adds up matches wherever they are, so a feature's README or a long runbook
+    that mentions every word once outranks the document whose one paragraph states the answer;
+    an answer is stated in one place. On the twelve development folders this moved hit@1 from
+    0.601 to 0.687 (English) and 0.577 to 0.659 (Russian); ordering by the share alone, or by
+    its square, did less.
+    """
+    scored = [
+        (round_half_up(score * evidence.together(path), 4), score, path) for score, path in pool
+    ]
+    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
+    return [(final, path) for final, _, path in scored]
 
 
 def _top(raw: dict[str, float], count: int) -> list[tuple[float, str]]:

@@ -35,13 +35,7 @@ from mbank.route import (
     route_layer_weights,
     score_field,
 )
-from mbank.route_answer import (
-    ANSWER_MIN,
-    RUSSIAN_ANSWER_MIN,
-    TOGETHER_MIN,
-    TOGETHER_SLOPE,
-    together_needed,
-)
+from mbank.route_answer import ANSWER_MIN, RUSSIAN_ANSWER_MIN, TOGETHER_MIN
 from mbank.route_concepts import build_concepts, spelling_agrees
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
@@ -439,24 +433,46 @@ def test_words_the_bank_holds_only_in_separate_paragraphs_are_not_an_answer(
     assert result["results"][0]["weak"] is True
 
 
-def test_a_candidate_holding_all_the_evidence_needs_less_of_it_in_one_paragraph(
-    tmp_path: Path,
-) -> None:
-    # issue 16, eighth pass: the share one paragraph must hold falls from TOGETHER_MIN at
-    # ANSWER_MIN by TOGETHER_SLOPE per unit of strength; here the store holds every word (strength
-    # 1.0, so 0.35 is needed) and its best paragraph three of seven (0.43): answered, where the
-    # seventh pass's flat 0.5 left it weak
-    assert together_needed(ANSWER_MIN) == TOGETHER_MIN
-    assert together_needed(1.0) == pytest.approx(TOGETHER_MIN - TOGETHER_SLOPE * 0.4)
-    body = (
-        "Snapshots are taken hourly and encrypted.\n\nThe audit trail is kept for a year.\n\n"
-        "Secrets are stored with age."
+def test_the_document_whose_one_paragraph_states_the_answer_ranks_first(tmp_path: Path) -> None:
+    # issue 16, eighth pass: the runbook mentions every word, each in another paragraph, and
+    # scores higher on the first score (a knowledge-layer document); one paragraph of the
+    # feature's design states the answer, so score × that share puts it first
+    write(
+        tmp_path,
+        "ops/release.md",
+        document(
+            "Release Runbook",
+            "Steps for the maintainers.",
+            body=(
+                "Tag the release and build the release archives.\n\nUpload the release archives."
+                "\n\nCheck the key fingerprint of the maintainer key.\n\nCI signs the tag.\n\n"
+                "Rotate the CI runners monthly.\n"
+            ),
+        ),
     )
-    snapshot = _scattered_and_together(tmp_path, body)
-    result = final(snapshot, "encrypted hourly snapshots audit trail year secrets")
-    assert paths(result)[0] == "ops/store.md"
+    write(
+        tmp_path,
+        "features/FT-001/design.md",
+        document(
+            "FT-001: Design",
+            "Design of the signing feature.",
+            body=(
+                "Rotate the signing key yearly: the release archives are signed with the new key "
+                "and published the same day.\n"
+            ),
+        ),
+    )
+    write(
+        tmp_path, "product/vision.md", document("Vision", "Why we build it.", body="Users first.")
+    )
+    result = final(
+        Bank(tmp_path).refresh(), "how often is the key that signs release archives rotated"
+    )
+    assert paths(result) == ["features/FT-001/design.md", "ops/release.md"]
+    # the scores are the re-ranked ones: the runbook's 0.216 times its best paragraph's 0.4
+    assert [item["score"] for item in result["results"]] == [0.1558, 0.0864]
     assert result["answered"] is True
-    assert "weak" not in result["results"][0]
+    assert result["results"][1]["weak"] is True
 
 
 def test_the_same_words_in_one_paragraph_are_an_answer(tmp_path: Path) -> None:
@@ -942,12 +958,6 @@ def reference_route(
     weight_total = sum(weight)
     # a concept reached only by a transliteration guess is a quarter of the evidence
     sure = [0.25 if concept.guessed else 1.0 for concept in concepts]
-    known_weight = sum(weight[p] * sure[p] for p in known_concepts)
-    known = known_weight / weight_total if weight_total else 0.0
-    evidence_of = {
-        doc.path: {p for p in known_concepts if weight[p] and holds(concepts[p], doc.path)}
-        for doc in docs
-    }
     covered_by: dict[str, set[int]] = {}
     for doc in docs:
         if kind is not None and doc.doc_kind != kind:
@@ -1015,44 +1025,30 @@ def reference_route(
             why.append(f'body matches "{", ".join(body_terms)}"')
         rows.append((-score, doc.path, covered, "; ".join(why)))
     rows.sort()
-    if not rows or rows[0][2] < 0.21 * idf_total or not rows[:limit]:
+    if not rows or rows[0][2] < 0.21 * idf_total or limit <= 0:
         return empty
     names_unknown = bool(names) and len(unknown) == len(names)
-    # issue 16, seventh pass: a concept the bank holds only through a translation is known only
-    # where a listed candidate holds it
-    listed = [path for _, path, _, _ in rows[:limit]]
-    for position in translated_only:
-        if not any(holds(concepts[position], path) for path in listed):
-            known_concepts.discard(position)
-    known_weight = sum(weight[p] * sure[p] for p in known_concepts)
-    known = known_weight / weight_total if weight_total else 0.0
-    evidence_of = {
-        doc.path: {p for p in known_concepts if weight[p] and holds(concepts[p], doc.path)}
-        for doc in docs
-    }
-    results = []
-    for negative, path, _covered, why in rows[:limit]:
-        item: dict[str, Any] = {
-            "path": path,
-            "title": snapshot.docs[path].title,
-            "purpose": snapshot.docs[path].purpose,
-            "docKind": snapshot.docs[path].doc_kind,
-            "layer": snapshot.docs[path].layer,
-            "status": snapshot.docs[path].status,
-            "score": -negative,
-            "why": why,
+
+    def held(listed: list[str]) -> set[int]:
+        # issue 16, seventh pass: a concept the bank holds only through a translation is known
+        # only where a listed candidate holds it
+        return {
+            p
+            for p in known_concepts
+            if p not in translated_only or any(holds(concepts[p], path) for path in listed)
         }
-        # issue 16: weak below ANSWER_MIN of (coverage + 2 × the share the bank holds) / 3
+
+    def strength_and_together(path: str, known_set: set[int]) -> tuple[float, float]:
+        # issue 16: strength is (coverage + 2 × the share the bank holds) / 3; together is the
+        # share of the held weight in the best paragraph, header words counting in every one
+        known_weight = sum(weight[p] * sure[p] for p in known_set)
+        known = known_weight / weight_total if weight_total else 0.0
         covered_weight = sum(
-            weight[position] * sure[position]
-            for position, concept in enumerate(concepts)
-            if position in evidence_of.get(path, set())
+            weight[p] * sure[p] for p in known_set if weight[p] and holds(concepts[p], path)
         )
         coverage = covered_weight / weight_total if weight_total else 0.0
-        # and below TOGETHER_MIN of the held weight in its best paragraph, header words counting
-        # in every paragraph; TOGETHER_SLOPE less per unit of strength above ANSWER_MIN
-        in_head = {p for p in known_concepts if weight[p] and whole_in(concepts[p], path)}
-        in_body = [p for p in known_concepts if weight[p] and p not in in_head]
+        in_head = {p for p in known_set if weight[p] and whole_in(concepts[p], path)}
+        in_body = [p for p in known_set if weight[p] and p not in in_head]
         best_paragraph = max(
             (
                 sum(
@@ -1069,11 +1065,40 @@ def reference_route(
             if known_weight
             else 0.0
         )
-        strength = (coverage + 2 * known) / 3
-        # a question holding Cyrillic needs a little more (RUSSIAN_ANSWER_MIN, eighth pass)
-        least = RUSSIAN_ANSWER_MIN if has_cyrillic(question) else ANSWER_MIN
-        needed = TOGETHER_MIN - TOGETHER_SLOPE * (strength - least)
-        if names_unknown or strength < least or together < needed:
+        return (coverage + 2 * known) / 3, together
+
+    # issue 16, eighth pass: the first 10 re-ranked by score × together
+    pool = rows[: max(limit, 10)]
+    pool_known = held([path for _, path, _, _ in pool])
+    reranked = sorted(
+        (
+            (
+                half_up(-negative * strength_and_together(path, pool_known)[1], 4),
+                -negative,
+                path,
+                why,
+            )
+            for negative, path, _covered, why in pool
+        ),
+        key=lambda row: (-row[0], -row[1], row[2]),
+    )[:limit]
+    shown_known = held([path for _, _, path, _ in reranked])
+    # a question holding Cyrillic needs a little more (RUSSIAN_ANSWER_MIN, eighth pass)
+    least = RUSSIAN_ANSWER_MIN if has_cyrillic(question) else ANSWER_MIN
+    results = []
+    for final_score, _score, path, why in reranked:
+        item: dict[str, Any] = {
+            "path": path,
+            "title": snapshot.docs[path].title,
+            "purpose": snapshot.docs[path].purpose,
+            "docKind": snapshot.docs[path].doc_kind,
+            "layer": snapshot.docs[path].layer,
+            "status": snapshot.docs[path].status,
+            "score": final_score,
+            "why": why,
+        }
+        strength, together = strength_and_together(path, shown_known)
+        if names_unknown or strength < least or together < TOGETHER_MIN:
             item["weak"] = True
         results.append(item)
     answered = any("weak" not in item for item in results)
