@@ -372,11 +372,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cold:
         baseline = str(args.baseline_venv / "bin" / "python") if args.baseline_venv else None
-        figures = cold_table(args.sizes, args.runs, baseline)
-        print_cold_table(figures)
+        cold = cold_table(args.sizes, args.runs, baseline)
+        print_cold_table(cold)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         out = args.json or REPO_ROOT / "bench" / "results" / f"{stamp}-cold-start.json"
-        out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        out.write_text(json.dumps(cold, indent=2) + "\n", encoding="utf-8")
         print(f"written: {out}", file=sys.stderr)
         return 0
     with tempfile.TemporaryDirectory(prefix="mbank-startup-") as scratch:
