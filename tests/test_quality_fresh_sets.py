@@ -81,6 +81,7 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
     ),
     "route_quality_test9": (UP_TO_TEST8, 4),
     "route_quality_test10": ((*UP_TO_TEST8, "route_quality_test9"), 4),
+    "route_quality_test11": ((*UP_TO_TEST8, "route_quality_test9", "route_quality_test10"), 4),
 }
 CASES = [
     (folder, path)
