@@ -168,6 +168,8 @@ def _best_line(body: str, literal: str) -> float:
     leads_in = False
     tried = -1
     labels_from = 0
+    item = False
+    one_line = "\n" not in literal
     at = body.find(literal)
     while at >= 0:
         start = body.rfind("\n", 0, at) + 1
@@ -178,6 +180,13 @@ def _best_line(body: str, literal: str) -> float:
                 if shaped.group("lead") is None:
                     return DEFINING_LINE
                 leads_in = True
+            item = _ITEM.match(body, start) is not None
+        if not item and one_line:
+            # only a list item's occurrence can be labelled, and every shape of this line was
+            # tried: go on from the next line (a 20 MB body of one word repeated took 5 s)
+            end = body.find("\n", at)
+            at = body.find(literal, end + 1) if end >= 0 else -1
+            continue
         if at >= labels_from:
             if labelled_at(body, start, at):
                 return DEFINING_LINE
