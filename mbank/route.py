@@ -630,11 +630,11 @@ def route(
     Syncs `index` first. Scores are rounded half-up to 4 decimals (§3.9 step 5; §3.2's "at
     most 2 decimals" describes the header-only score). The first `RERANK_POOL` documents of that
     score are then re-ranked, and scored, by it times the share of the evidence one of their
-    paragraphs states (`stated_together`, issue 16's eighth pass). `answered` (issue 16) is false when no
-    listed candidate's evidence (`mbank.route_answer`) clears `answer_min`, or every name the
-    question uses is unknown to the bank; the candidates stay listed, each marked `weak`, and
-    the hint says plainly that nothing answers. A `hint` also accompanies an empty list, and a
-    non-empty one when every name the question uses is unknown to the bank.
+    paragraphs states (`stated_together`, issue 16's eighth pass). `answered` (issue 16) is
+    false when no listed candidate's evidence (`mbank.route_answer`) clears `answer_min`, or
+    every name the question uses is unknown to the bank; the candidates stay listed, each marked
+    `weak`, and the hint says plainly that nothing answers. A `hint` also accompanies an empty
+    list, and a non-empty one when every name the question uses is unknown to the bank.
     """
     index.sync(snapshot)
     names = named_terms(question)
