@@ -309,8 +309,7 @@ def unfamiliar_words(index: SearchIndex, question: str) -> list[str]:
         if (
             word == word.lower()
             and _LOWER_LATIN.fullmatch(word)
-            and word not in ROUTE_STOP
-            and word not in EVIDENCE_STOP
+            and word not in EVIDENCE_STOP  # the route stop-words are among them
             and word not in index.postings
             and word not in index.header_words
             and route_form(word) not in forms
@@ -705,9 +704,7 @@ def route(
     # the verdict weighs a translated-only word as known only where a listed result holds it
     shown_paths = [item["path"] for item in results]
     if evidence.translated_only and shown_paths != listed:
-        evidence = Evidence(
-            index, fig, concepts, all_matches, names + unfamiliar, parts, shown_paths
-        )
+        evidence.relist(shown_paths)
     mark_weak(evidence, results, names_unknown, answer_min(question))
     answered = any("weak" not in item for item in results)
     outcome: dict[str, Any] = {"results": results, "answered": answered}

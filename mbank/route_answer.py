@@ -197,14 +197,22 @@ class Evidence:
         self._together: dict[str, float] = {}
         # the concepts the bank holds only through a translation (known only where listed)
         self.translated_only = tuple(translated_only)
-        if listed is not None:
-            for position in translated_only:
-                self.known[position] = any(self.covers(position, path) for path in listed)
         self.total = sum(self.weights)
+        self.relist(listed)
+
+    def relist(self, listed: Collection[str] | None) -> None:
+        """Count a concept the bank holds only through a translation as known only where one of
+        `listed` holds it (anywhere when None), and what depends on that. `route` lists the
+        re-ranked pool first, then the results it keeps; the weights stay as they are."""
+        for position in self.translated_only:
+            self.known[position] = listed is None or any(
+                self.covers(position, path) for path in listed
+            )
         held = sum(
             w * c for w, c, k in zip(self.weights, self.certainty, self.known, strict=True) if k
         )
         self.known_share = held / self.total if self.total else 0.0
+        self._together.clear()
 
     def in_header(self, position: int, path: str) -> bool:
         """Whether a header field of document `path` holds concept `position` as a whole word."""
