@@ -25,19 +25,14 @@ from pathlib import Path
 from wordfreq import top_n_list  # type: ignore[import-not-found, unused-ignore]
 
 from mbank import lang
+from mbank.package_data import parse_tsv
 
 TABLE = "mbank/lang_data/technical.tsv"
 
 
 def rows_of(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The (key, words) rows of a table's text, parsed the way `mbank.package_data` reads it."""
-    rows: list[tuple[str, tuple[str, ...]]] = []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = [field.strip() for field in line.split("\t")]
-        rows.append((fields[0], tuple(word for word in fields[1:] if word)))
-    return tuple(rows)
+    """The (key, words) rows of a table's text, read as the package reads its own tables."""
+    return lang.as_translations(parse_tsv(text))
 
 
 def tables_with(technical: tuple[tuple[str, tuple[str, ...]], ...]) -> lang.Tables:

@@ -49,7 +49,12 @@ def data_rows(name: str) -> tuple[tuple[str, ...], ...]:
 # in the Russian corpus by the same procedure.
 def translation_rows(name: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """A Russian stem → English words table of `lang_data/` (a key, then its words)."""
-    return tuple((row[0], tuple(word for word in row[1:] if word)) for row in data_rows(name))
+    return as_translations(data_rows(name))
+
+
+def as_translations(rows: Iterable[tuple[str, ...]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Table rows as (a Russian stem key, its English words)."""
+    return tuple((row[0], tuple(word for word in row[1:] if word)) for row in rows)
 
 
 ENTRIES = translation_rows("dictionary")

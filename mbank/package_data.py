@@ -13,7 +13,11 @@ import importlib.resources
 @functools.cache
 def tsv_rows(package: str, *path: str) -> tuple[tuple[str, ...], ...]:
     """The non-comment rows of the package file `path`, each split on tabs and stripped."""
-    text = importlib.resources.files(package).joinpath(*path).read_text("utf-8")
+    return parse_tsv(importlib.resources.files(package).joinpath(*path).read_text("utf-8"))
+
+
+def parse_tsv(text: str) -> tuple[tuple[str, ...], ...]:
+    """The non-comment rows of a table's text, each split on tabs and stripped."""
     rows: list[tuple[str, ...]] = []
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
