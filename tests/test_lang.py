@@ -690,38 +690,6 @@ def test_technical_collisions_stay_avoided(word: str, english: tuple[str, ...]) 
         ("прокинули", ("pass", "forward")),
         ("залипает", ("stuck", "hang")),
         ("кронджобы", ("cron", "job")),
-    ],
-)
-def test_developer_chat_words_translate_in_their_inflected_forms(
-    word: str, english: tuple[str, ...]
-) -> None:
-    term = term_for(word)
-    assert term.translations == english
-    assert term.prefix_stripped is False
-
-
-@pytest.mark.parametrize(
-    ("word", "english"),
-    [
-        # замер is a measurement, замержил a merge
-        ("замержил", ("merge",)),
-        # выпилил is removed, выпил (drank) stays untranslated
-        ("выпил", ()),
-        # таски are tasks, таскать is to drag
-        ("таскать", ("drag", "carry")),
-        # кривой конфиг is broken, кривая a curve
-        ("кривая", ("curve",)),
-        # железо is hardware, железобетон concrete
-        ("железобетонных", ("concrete",)),
-    ],
-)
-def test_developer_chat_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
-    assert term_for(word).translations == english
-
-
-@pytest.mark.parametrize(
-    ("word", "english"),
-    [
         # eighth pass: developer chat, nouns and verbs in their inflected forms
         ("дрейфа", ("drift",)),
         ("слайсы", ("slice",)),
@@ -744,7 +712,7 @@ def test_developer_chat_keys_leave_other_senses_alone(word: str, english: tuple[
         ("распределённый", ("distributed",)),
     ],
 )
-def test_eighth_pass_words_translate_in_their_inflected_forms(
+def test_developer_chat_words_translate_in_their_inflected_forms(
     word: str, english: tuple[str, ...]
 ) -> None:
     term = term_for(word)
@@ -757,6 +725,17 @@ def test_eighth_pass_words_translate_in_their_inflected_forms(
 @pytest.mark.parametrize(
     ("word", "english"),
     [
+        # замер is a measurement, замержил a merge
+        ("замержил", ("merge",)),
+        # выпилил is removed, выпил (drank) stays untranslated
+        ("выпил", ()),
+        # таски are tasks, таскать is to drag
+        ("таскать", ("drag", "carry")),
+        # кривой конфиг is broken, кривая a curve
+        ("кривая", ("curve",)),
+        # железо is hardware, железобетон concrete
+        ("железобетонных", ("concrete",)),
+        # eighth pass
         # репу/репе are a repository, репутация and репетиция are not
         ("репутации", ("reputation",)),
         ("репетиция", ("rehearsal",)),
@@ -774,7 +753,7 @@ def test_eighth_pass_words_translate_in_their_inflected_forms(
         ("стабильность", ("stable",)),
     ],
 )
-def test_eighth_pass_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
+def test_developer_chat_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
     assert term_for(word).translations == english
 
 
