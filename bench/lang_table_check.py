@@ -1,9 +1,10 @@
-"""Which frequent Russian words a change to `mbank/lang_data/technical.tsv` translates anew.
+"""Which frequent Russian words a change to a one-way table of `mbank/lang_data/` translates anew.
 
-A check for a translator adding rows to the one-way technical table (issue 16, eighth pass),
-not a test: it needs `wordfreq` (never an mbank dependency; `pip install wordfreq` into the
-venv). The built-in tables are built twice, once with `technical.tsv` as it is at `--base` (a
-git revision, `main` by default) and once with the file in the working tree; every Cyrillic
+A check for a translator adding rows to the one-way `technical.tsv` (issue 16, eighth pass) or
+`frequent.tsv` (ninth pass; `--table frequent`), not a test: it needs `wordfreq` (never an mbank
+dependency; `pip install wordfreq` into the venv). The built-in tables are built twice, once
+with the table as it is at `--base` (a git revision, `main` by default) and once with the file
+in the working tree; every Cyrillic
 form of the wordfreq `ru` top-N list (ё read as е, as the lookup does) is then looked up in
 both. It prints
 
@@ -12,7 +13,7 @@ both. It prints
 - the forms that were untranslated and now are, grouped by the key that translates them, so a
   key that catches another lemma's forms shows (репу catching репутацию, стаб стабилизацию).
 
-    python -m bench.lang_table_check --base main --top 50000
+    python -m bench.lang_table_check --base main --top 50000 [--table frequent]
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from wordfreq import top_n_list  # type: ignore[import-not-found, unused-ignore]
 from mbank import lang
 from mbank.package_data import parse_tsv
 
-TABLE = "mbank/lang_data/technical.tsv"
+# the one-way tables, in the order `mbank.lang` reads them (the first key of a stem wins)
+ONE_WAY = ("colloquial", "frequent", "technical")
 
 
 def rows_of(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -35,27 +37,31 @@ def rows_of(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return lang.as_translations(parse_tsv(text))
 
 
-def tables_with(technical: tuple[tuple[str, tuple[str, ...]], ...]) -> lang.Tables:
-    """The built-in tables with `technical` in place of the technical table."""
-    one_way = (*lang.translation_rows("colloquial"), *lang.translation_rows("frequent"))
-    return lang.build_tables(lang.ENTRIES, (*one_way, *technical))
+def tables_with(table: str, rows: tuple[tuple[str, tuple[str, ...]], ...]) -> lang.Tables:
+    """The built-in tables with `rows` in place of the one-way table `table`."""
+    one_way = tuple(
+        row for name in ONE_WAY for row in (rows if name == table else lang.translation_rows(name))
+    )
+    return lang.build_tables(lang.ENTRIES, one_way)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="main", help="git revision of the table before")
     parser.add_argument("--top", type=int, default=50_000, help="wordfreq ru forms to look up")
+    parser.add_argument("--table", choices=ONE_WAY, default="technical", help="the table changed")
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]
+    table = f"mbank/lang_data/{args.table}.tsv"
     before_text = subprocess.run(
-        ["git", "-C", str(root), "show", f"{args.base}:{TABLE}"],
+        ["git", "-C", str(root), "show", f"{args.base}:{table}"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout
     before_rows = rows_of(before_text)
-    after_rows = rows_of((root / TABLE).read_text("utf-8"))
-    before, after = tables_with(before_rows), tables_with(after_rows)
+    after_rows = rows_of((root / table).read_text("utf-8"))
+    before, after = tables_with(args.table, before_rows), tables_with(args.table, after_rows)
     forms = dict.fromkeys(
         word.replace("ё", "е") for word in top_n_list("ru", args.top) if lang.has_cyrillic(word)
     )
@@ -73,7 +79,7 @@ def main() -> None:
         else:
             stripped = " (prefix stripped)" if new_term.prefix_stripped else ""
             new[f"{new_term.stem}{stripped}"].append(form)
-    print(f"technical rows: {len(before_rows)} at {args.base}, {len(after_rows)} now")
+    print(f"{args.table} rows: {len(before_rows)} at {args.base}, {len(after_rows)} now")
     print(f"wordfreq ru top-{args.top}: {len(forms)} Cyrillic forms looked up")
     print(f"translated before, translation changed: {len(changed)}")
     print("\n".join(changed))
