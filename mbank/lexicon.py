@@ -10,6 +10,9 @@ topic) needs a list of English words, and a good one has to be large: `pyspellch
 frequency list (160,000 words with their inflections, MIT-licensed, pure Python) is a
 well-kept one, so mbank uses it rather than a list of its own.
 
+The list holds names that are English words too ("bun", "yarn", "helm", "rust"): for them
+`lang_data/tool_names.tsv` wins (ninth pass), since a developer's question means the tool.
+
 Loading the list costs about 0.3 s, so it is loaded on the first question that needs it (an
 English question holding a lower-case word the bank holds in no form) and kept for the process.
 """
@@ -20,13 +23,17 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-from mbank.lang import other_spelling
+from mbank.lang import data_rows, other_spelling
 
 if TYPE_CHECKING:
     from spellchecker import SpellChecker
 
 # a British -ise form the list may hold only in its -ize spelling (categorised, categorized)
 _BRITISH_ISE = re.compile(r"is(e|ed|es|ing|ation|ations)$")
+
+
+# names that are English words too, which a developer's question means as the tool (tool_names.tsv)
+TOOL_NAMES = frozenset(row[0] for row in data_rows("tool_names"))
 
 
 @functools.cache
@@ -40,7 +47,10 @@ def _english() -> SpellChecker:
 
 def is_ordinary_english(word: str) -> bool:
     """Whether `word` (lower case, letters only) is in the English word list, in its British or
-    American spelling (`lang.other_spelling`, and any -ise form as -ize)."""
+    American spelling (`lang.other_spelling`, and any -ise form as -ize), and not a tool's name
+    (`TOOL_NAMES`)."""
+    if word in TOOL_NAMES:
+        return False
     english = _english()
     if word in english or _BRITISH_ISE.sub(r"iz\1", word) in english:
         return True

@@ -16,7 +16,7 @@ from test_route import document, final, write
 
 from mbank import lexicon
 from mbank.lang import EVIDENCE_STOP, ROUTE_STOP
-from mbank.lexicon import is_ordinary_english
+from mbank.lexicon import TOOL_NAMES, is_ordinary_english
 from mbank.route import (
     NOTHING_ANSWERS,
     _header_matches,
@@ -493,6 +493,12 @@ def test_the_halves_of_a_contraction_carry_no_evidence() -> None:
         ("gofumpt", False),
         ("tmux", False),
         ("justfile", False),
+        # English words too, but a developer's question means the tool (lang_data/tool_names.tsv)
+        ("bun", False),
+        ("yarn", False),
+        ("helm", False),
+        ("rust", False),
+        ("bread", True),
     ],
 )
 def test_an_english_word_list_tells_everyday_words_from_tool_names(
@@ -539,6 +545,31 @@ def test_an_unfamiliar_word_weighs_as_a_name_and_leaves_the_question_unanswered(
         found = Evidence(index, figures(snapshot, index), concepts, matches, names)
         weights[word] = found.weights[[c.literal for c in concepts].index(word)]
     assert weights["gofumpt"] == UNKNOWN_NAME_WEIGHT * weights["halfway"]
+
+
+def test_a_tool_named_by_an_english_word_weighs_as_a_name(tmp_path: Path) -> None:
+    # issue 16, ninth pass: "bun" is in the English word list (a bread roll), but "with bun
+    # instead of node" names the runtime; the bank below never mentions it
+    snapshot = release_bank(tmp_path)
+    index = SearchIndex()
+    index.sync(snapshot)
+    assert unfamiliar_words(index, "is a release published with bun or with bread") == ["bun"]
+    result = final(snapshot, "how is a release published with bun")
+    assert result["answered"] is False
+    assert result["hint"] == f"{NOTHING_ANSWERS} The bank never mentions: bun."
+    # a name of the table that the bank writes is a word of the bank like any other
+    write(tmp_path, "ops/runtime.md", document("Runtime", "What runs the tests.", body="Bun.\n"))
+    index.sync(Bank(tmp_path).refresh())
+    assert unfamiliar_words(index, "is a release published with bun") == []
+
+
+def test_the_tool_names_are_english_words_in_lower_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the table holds only what the word list would otherwise call ordinary English
+    assert len(TOOL_NAMES) == 81
+    monkeypatch.setattr(lexicon, "TOOL_NAMES", frozenset())
+    for word in TOOL_NAMES:
+        assert word == word.lower() and word.isalpha() and len(word) >= 3, word
+        assert is_ordinary_english(word), word
 
 
 def test_the_word_list_is_loaded_only_for_a_word_the_bank_holds_in_no_form(tmp_path: Path) -> None:
