@@ -1,4 +1,4 @@
-"""The routing sets of one shape, `tests/route_quality_test4/` to `_test12/` (issue 16).
+"""The routing sets of one shape, `tests/route_quality_test4/` to `_test13/` (issue 16).
 
 `_test4/` to `_test10/` were held out until issue 16's eighth pass made them development sets
 (`_test9/` and `_test10/` after their one run); `_test11/` and `_test12/` are the held-out sets
@@ -86,6 +86,16 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
     # written beside test11 from the other halves, so checked against it as well
     "route_quality_test12": (
         (*UP_TO_TEST8, "route_quality_test9", "route_quality_test10", "route_quality_test11"),
+        4,
+    ),
+    "route_quality_test13": (
+        (
+            *UP_TO_TEST8,
+            "route_quality_test9",
+            "route_quality_test10",
+            "route_quality_test11",
+            "route_quality_test12",
+        ),
         4,
     ),
 }
