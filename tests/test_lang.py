@@ -888,6 +888,34 @@ def test_seventh_pass_function_words_carry_no_evidence(word: str) -> None:
     assert word in lang.EVIDENCE_STOP
 
 
+# issue 16, ninth pass: groups 1101-2200 of the list recomputed for the ninth pass; the
+# prefixed and homonym words a short key would catch (стрела: выстрел, слуга: заслуга, земн:
+# подземный, гром: громко, плакат: плакать) have rows of their own
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("поклонников", ("fan", "admirer")),
+        ("истребителей", ("fighter",)),
+        ("велосипеде", ("bicycle", "bike")),
+        ("скидку", ("discount",)),
+        ("заложников", ("hostage",)),
+        ("таможенных", ("customs",)),
+        ("забастовку", ("strike",)),
+        ("нехватки", ("shortage", "lack")),
+        ("выстрелом", ("shot",)),
+        ("заслуги", ("merit", "credit")),
+        ("подземных", ("underground",)),
+        ("громко", ("loud",)),
+        ("плакать", ("cry",)),
+        ("выявлять", ("identify", "reveal", "detect")),
+    ],
+)
+def test_ninth_pass_frequent_words_freq9b(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+
+
 def test_frequent_short_keys_do_not_mistranslate_prefixed_verbs() -> None:
     # вод (water) would catch про+водить and за+вод once the verbal prefix is stripped, стран
     # (country) would catch про+странство: the prefixed words have their own rows
