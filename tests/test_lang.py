@@ -888,6 +888,33 @@ def test_seventh_pass_function_words_carry_no_evidence(word: str) -> None:
     assert word in lang.EVIDENCE_STOP
 
 
+# issue 16, ninth pass: groups 1-1100 of the list recomputed after the eighth pass
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("воздушных", "air"),
+        ("срочно", "urgent"),
+        ("убрать", "remove"),
+        ("заранее", "advance"),
+        ("хоккеисты", "hockey"),
+        ("голубого", "blue"),
+        # a key per lemma or per sense where a short key would catch another word
+        ("голубей", "dove"),
+        ("материка", "continent"),
+        ("охотно", "willingly"),
+        ("прощения", "forgiveness"),
+        ("плакаты", "poster"),
+        ("плакать", "cry"),
+        ("дорожек", "path"),
+        ("прибытия", "arrival"),
+    ],
+)
+def test_ninth_pass_frequent_words_freq9a(word: str, english: str) -> None:
+    assert term_for(word).translations[:1] == (english,)
+
+
 def test_frequent_short_keys_do_not_mistranslate_prefixed_verbs() -> None:
     # вод (water) would catch про+водить and за+вод once the verbal prefix is stripped, стран
     # (country) would catch про+странство: the prefixed words have their own rows
