@@ -888,6 +888,33 @@ def test_seventh_pass_function_words_carry_no_evidence(word: str) -> None:
     assert word in lang.EVIDENCE_STOP
 
 
+# issue 16, ninth pass: groups 1-1100 of the list recomputed after the eighth pass
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("воздушных", "air"),
+        ("срочно", "urgent"),
+        ("убрать", "remove"),
+        ("заранее", "advance"),
+        ("хоккеисты", "hockey"),
+        ("голубого", "blue"),
+        # a key per lemma or per sense where a short key would catch another word
+        ("голубей", "dove"),
+        ("материка", "continent"),
+        ("охотно", "willingly"),
+        ("прощения", "forgiveness"),
+        ("плакаты", "poster"),
+        ("плакать", "cry"),
+        ("дорожек", "path"),
+        ("прибытия", "arrival"),
+    ],
+)
+def test_ninth_pass_frequent_words_freq9a(word: str, english: str) -> None:
+    assert term_for(word).translations[:1] == (english,)
+
+
 # issue 16, ninth pass: groups 1101-2200 of the list recomputed for the ninth pass; the
 # prefixed and homonym words a short key would catch (стрела: выстрел, слуга: заслуга, земн:
 # подземный, гром: громко, плакат: плакать) have rows of their own
