@@ -725,6 +725,55 @@ def test_developer_chat_words_translate_in_their_inflected_forms(
 @pytest.mark.parametrize(
     ("word", "english"),
     [
+        # ninth pass: chat verbs of review and ops work, short chat nouns, adjectives of work
+        ("накидал", ("draft", "suggest")),
+        ("завезли", ("ship", "add")),
+        ("заворачивают", ("wrap", "reject")),
+        ("подкрутил", ("tweak", "adjust")),
+        ("зашили", ("hardcode", "embed")),
+        ("задизейблил", ("disable",)),
+        ("засабмитил", ("submit",)),
+        ("просадки", ("drop", "degradation")),
+        ("доке", ("doc", "docs")),
+        ("кредов", ("credentials",)),
+        ("обвязку", ("wrapper", "glue")),
+        ("затычки", ("stub", "placeholder")),
+        ("инфры", ("infra", "infrastructure")),
+        ("тудушки", ("todo",)),
+        ("мутирующий", ("mutating", "mutate")),
+        ("несвязанные", ("unrelated",)),
+        ("незакоммиченные", ("uncommitted",)),
+        ("хрупкий", ("fragile", "brittle")),
+    ],
+)
+def test_ninth_pass_technical_words_translate_in_their_inflected_forms(
+    word: str, english: tuple[str, ...]
+) -> None:
+    term = term_for(word)
+    assert term.translations == english
+    assert term.prefix_stripped is False
+    # one way only: an English question does not look for these forms
+    assert all(term.stem not in keys for keys in BUILTIN.en_to_ru.values())
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        # ninth pass: other senses the new keys would catch, and strip readings now direct rows
+        ("доказать", ("prove", "proof")),
+        ("бампер", ("bumper",)),
+        ("спекуляции", ("speculation",)),
+        ("завернул", ("wrap", "reject")),
+        ("просело", ("drop", "degradation")),
+    ],
+)
+def test_ninth_pass_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
+    assert term_for(word).translations == english
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
         # замер is a measurement, замержил a merge
         ("замержил", ("merge",)),
         # выпилил is removed, выпил (drank) stays untranslated
