@@ -1,9 +1,10 @@
-"""The routing sets of one shape, `tests/route_quality_test4/` to `_test14/` (issue 16).
+"""The routing sets of one shape, `tests/route_quality_test4/` to `_test16/` (issue 16).
 
 `_test4/` to `_test10/` were held out until issue 16's eighth pass made them development sets
 (`_test9/` and `_test10/` after their one run); `_test11/` and `_test12/` were held out, run
-once, and became development sets when the ninth pass began; `_test13/` and `_test14/` are the
-held-out sets now. Each pair was written at the same time from two disjoint halves (of the
+once, and became development sets when the ninth pass began; `_test13/` and `_test14/` likewise
+after their one run, when the ninth pass's second cycle began; `_test16/` (written beside
+`_test15/`) is held out now. Each pair was written at the same time from two disjoint halves (of the
 documents and of the topics), so the second of a pair is checked against the first as well.
 
 Each was written before the routing pass it measures, after the older sets had been run for
@@ -108,6 +109,18 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
             "route_quality_test11",
             "route_quality_test12",
             "route_quality_test13",
+        ),
+        4,
+    ),
+    "route_quality_test16": (
+        (
+            *UP_TO_TEST8,
+            "route_quality_test9",
+            "route_quality_test10",
+            "route_quality_test11",
+            "route_quality_test12",
+            "route_quality_test13",
+            "route_quality_test14",
         ),
         4,
     ),
