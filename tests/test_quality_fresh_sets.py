@@ -1,8 +1,9 @@
-"""The routing sets of one shape, `tests/route_quality_test4/` to `_test15/` (issue 16).
+"""The routing sets of one shape, `tests/route_quality_test4/` to `_test16/` (issue 16).
 
 `_test4/` to `_test10/` were held out until issue 16's eighth pass made them development sets
 (`_test9/` and `_test10/` after their one run); `_test11/` and `_test12/` were held out, run
-once, and became development sets when the ninth pass began; `_test13/` and `_test14/` are the
+once, and became development sets when the ninth pass began; `_test13/` and `_test14/` likewise
+after their one run, when the ninth pass's second cycle began; `_test15/` and `_test16/` are the
 held-out sets now. Each pair was written at the same time from two disjoint halves (of the
 documents and of the topics), so the second of a pair is checked against the first as well.
 
@@ -111,7 +112,6 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
         ),
         4,
     ),
-    # held out: written from one half of the documents and topics, beside a second fresh set
     "route_quality_test15": (
         (
             *UP_TO_TEST8,
@@ -121,6 +121,20 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
             "route_quality_test12",
             "route_quality_test13",
             "route_quality_test14",
+        ),
+        4,
+    ),
+    # written beside test15 from the other halves, so checked against it as well
+    "route_quality_test16": (
+        (
+            *UP_TO_TEST8,
+            "route_quality_test9",
+            "route_quality_test10",
+            "route_quality_test11",
+            "route_quality_test12",
+            "route_quality_test13",
+            "route_quality_test14",
+            "route_quality_test15",
         ),
         4,
     ),
