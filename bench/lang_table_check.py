@@ -4,9 +4,8 @@ A check for a translator adding rows to the one-way `technical.tsv` (issue 16, e
 `frequent.tsv` (ninth pass; `--table frequent`), not a test: it needs `wordfreq` (never an mbank
 dependency; `pip install wordfreq` into the venv). The built-in tables are built twice, once
 with the table as it is at `--base` (a git revision, `main` by default) and once with the file
-in the working tree; every Cyrillic
-form of the wordfreq `ru` top-N list (ё read as е, as the lookup does) is then looked up in
-both. It prints
+in the working tree; every Cyrillic form of the wordfreq `ru` top-N list (ё read as е, as the
+lookup does) is then looked up in both. It prints
 
 - the forms that were translated before and whose English words changed: a new key took over
   a word an older row translated (the count must be 0, or each line must be meant);
