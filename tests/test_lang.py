@@ -710,21 +710,6 @@ def test_technical_collisions_stay_avoided(word: str, english: tuple[str, ...]) 
         ("мутный", ("unclear", "murky")),
         ("обёртки", ("wrapper",)),
         ("распределённый", ("distributed",)),
-    ],
-)
-def test_developer_chat_words_translate_in_their_inflected_forms(
-    word: str, english: tuple[str, ...]
-) -> None:
-    term = term_for(word)
-    assert term.translations == english
-    assert term.prefix_stripped is False
-    # one way only: an English question does not look for these forms
-    assert all(term.stem not in keys for keys in BUILTIN.en_to_ru.values())
-
-
-@pytest.mark.parametrize(
-    ("word", "english"),
-    [
         # ninth pass: chat verbs of review and ops work, short chat nouns, adjectives of work
         ("накидал", ("draft", "suggest")),
         ("завезли", ("ship", "add")),
@@ -746,7 +731,7 @@ def test_developer_chat_words_translate_in_their_inflected_forms(
         ("хрупкий", ("fragile", "brittle")),
     ],
 )
-def test_ninth_pass_technical_words_translate_in_their_inflected_forms(
+def test_developer_chat_words_translate_in_their_inflected_forms(
     word: str, english: tuple[str, ...]
 ) -> None:
     term = term_for(word)

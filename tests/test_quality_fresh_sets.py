@@ -51,6 +51,15 @@ UP_TO_TEST8 = (
     "route_quality_test7",
     "route_quality_test8",
 )
+# the folders written before the ninth pass's first held-out pair, and before its second
+UP_TO_TEST12 = (
+    *UP_TO_TEST8,
+    "route_quality_test9",
+    "route_quality_test10",
+    "route_quality_test11",
+    "route_quality_test12",
+)
+UP_TO_TEST14 = (*UP_TO_TEST12, "route_quality_test13", "route_quality_test14")
 # each set, the folders written before it (the development sets included), and how many of its
 # tempting questions per language must be the hard shape; route_quality_dev2 was written beside
 # test5, so only the sets after it must not repeat it
@@ -90,54 +99,12 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
         (*UP_TO_TEST8, "route_quality_test9", "route_quality_test10", "route_quality_test11"),
         4,
     ),
-    "route_quality_test13": (
-        (
-            *UP_TO_TEST8,
-            "route_quality_test9",
-            "route_quality_test10",
-            "route_quality_test11",
-            "route_quality_test12",
-        ),
-        4,
-    ),
+    "route_quality_test13": (UP_TO_TEST12, 4),
     # written beside test13 from the other halves, so checked against it as well
-    "route_quality_test14": (
-        (
-            *UP_TO_TEST8,
-            "route_quality_test9",
-            "route_quality_test10",
-            "route_quality_test11",
-            "route_quality_test12",
-            "route_quality_test13",
-        ),
-        4,
-    ),
-    "route_quality_test15": (
-        (
-            *UP_TO_TEST8,
-            "route_quality_test9",
-            "route_quality_test10",
-            "route_quality_test11",
-            "route_quality_test12",
-            "route_quality_test13",
-            "route_quality_test14",
-        ),
-        4,
-    ),
+    "route_quality_test14": ((*UP_TO_TEST12, "route_quality_test13"), 4),
+    "route_quality_test15": (UP_TO_TEST14, 4),
     # written beside test15 from the other halves, so checked against it as well
-    "route_quality_test16": (
-        (
-            *UP_TO_TEST8,
-            "route_quality_test9",
-            "route_quality_test10",
-            "route_quality_test11",
-            "route_quality_test12",
-            "route_quality_test13",
-            "route_quality_test14",
-            "route_quality_test15",
-        ),
-        4,
-    ),
+    "route_quality_test16": ((*UP_TO_TEST14, "route_quality_test15"), 4),
 }
 CASES = [
     (folder, path)
