@@ -744,21 +744,6 @@ def test_developer_chat_words_translate_in_their_inflected_forms(
 @pytest.mark.parametrize(
     ("word", "english"),
     [
-        # ninth pass: other senses the new keys would catch, and strip readings now direct rows
-        ("доказать", ("prove", "proof")),
-        ("бампер", ("bumper",)),
-        ("спекуляции", ("speculation",)),
-        ("завернул", ("wrap", "reject")),
-        ("просело", ("drop", "degradation")),
-    ],
-)
-def test_ninth_pass_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
-    assert term_for(word).translations == english
-
-
-@pytest.mark.parametrize(
-    ("word", "english"),
-    [
         # замер is a measurement, замержил a merge
         ("замержил", ("merge",)),
         # выпилил is removed, выпил (drank) stays untranslated
@@ -831,6 +816,29 @@ def test_frequent_keys_shadow_no_key_of_the_older_tables() -> None:
         ("скриншот", ("screenshot",)),
         ("спрятать", ("hide", "hidden")),
         ("скачивает", ("download",)),
+        # ninth pass, groups 1101-2200: the prefixed and homonym words a short key would catch
+        # (стрела: выстрел, слуга: заслуга, земн: подземный, гром: громко) have rows of their own
+        ("поклонников", ("fan", "admirer")),
+        ("истребителей", ("fighter",)),
+        ("велосипеде", ("bicycle", "bike")),
+        ("скидку", ("discount",)),
+        ("заложников", ("hostage",)),
+        ("таможенных", ("customs",)),
+        ("забастовку", ("strike",)),
+        ("нехватки", ("shortage", "lack")),
+        ("выстрелом", ("shot",)),
+        ("заслуги", ("merit", "credit")),
+        ("подземных", ("underground",)),
+        ("громко", ("loud",)),
+        ("плакать", ("cry",)),
+        ("выявлять", ("identify", "reveal", "detect")),
+        # ninth pass, developer chat: other senses its new keys would catch, and strip readings
+        # that are direct rows now
+        ("доказать", ("prove", "proof")),
+        ("бампер", ("bumper",)),
+        ("спекуляции", ("speculation",)),
+        ("завернул", ("wrap", "reject")),
+        ("просело", ("drop", "degradation")),
     ],
 )
 def test_frequent_words_and_split_keys_translate_in_their_sense(
@@ -945,36 +953,10 @@ def test_seventh_pass_function_words_carry_no_evidence(word: str) -> None:
         ("прибытия", "arrival"),
     ],
 )
-def test_ninth_pass_frequent_words_freq9a(word: str, english: str) -> None:
+def test_ninth_pass_frequent_words_translate_to_their_likeliest_sense_first(
+    word: str, english: str
+) -> None:
     assert term_for(word).translations[:1] == (english,)
-
-
-# issue 16, ninth pass: groups 1101-2200 of the list recomputed for the ninth pass; the
-# prefixed and homonym words a short key would catch (стрела: выстрел, слуга: заслуга, земн:
-# подземный, гром: громко, плакат: плакать) have rows of their own
-
-
-@pytest.mark.parametrize(
-    ("word", "english"),
-    [
-        ("поклонников", ("fan", "admirer")),
-        ("истребителей", ("fighter",)),
-        ("велосипеде", ("bicycle", "bike")),
-        ("скидку", ("discount",)),
-        ("заложников", ("hostage",)),
-        ("таможенных", ("customs",)),
-        ("забастовку", ("strike",)),
-        ("нехватки", ("shortage", "lack")),
-        ("выстрелом", ("shot",)),
-        ("заслуги", ("merit", "credit")),
-        ("подземных", ("underground",)),
-        ("громко", ("loud",)),
-        ("плакать", ("cry",)),
-        ("выявлять", ("identify", "reveal", "detect")),
-    ],
-)
-def test_ninth_pass_frequent_words_freq9b(word: str, english: tuple[str, ...]) -> None:
-    assert term_for(word).translations == english
 
 
 def test_frequent_short_keys_do_not_mistranslate_prefixed_verbs() -> None:
