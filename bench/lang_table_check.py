@@ -27,9 +27,6 @@ from wordfreq import top_n_list  # type: ignore[import-not-found, unused-ignore]
 from mbank import lang
 from mbank.package_data import parse_tsv
 
-# the one-way tables, in the order `mbank.lang` reads them (the first key of a stem wins)
-ONE_WAY = ("colloquial", "frequent", "technical")
-
 
 def rows_of(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The (key, words) rows of a table's text, read as the package reads its own tables."""
@@ -39,7 +36,9 @@ def rows_of(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def tables_with(table: str, rows: tuple[tuple[str, tuple[str, ...]], ...]) -> lang.Tables:
     """The built-in tables with `rows` in place of the one-way table `table`."""
     one_way = tuple(
-        row for name in ONE_WAY for row in (rows if name == table else lang.translation_rows(name))
+        row
+        for name in lang.ONE_WAY_TABLES
+        for row in (rows if name == table else lang.translation_rows(name))
     )
     return lang.build_tables(lang.ENTRIES, one_way)
 
@@ -48,7 +47,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="main", help="git revision of the table before")
     parser.add_argument("--top", type=int, default=50_000, help="wordfreq ru forms to look up")
-    parser.add_argument("--table", choices=ONE_WAY, default="technical", help="the table changed")
+    parser.add_argument(
+        "--table", choices=lang.ONE_WAY_TABLES, default="technical", help="the table changed"
+    )
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]
     table = f"mbank/lang_data/{args.table}.tsv"

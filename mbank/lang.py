@@ -64,9 +64,8 @@ ENTRIES = translation_rows("dictionary")
 # The sixth pass adds two more one-way tables: `frequent.tsv`, the most frequent Russian words
 # (by the `wordfreq` lists) that no other table translated, and `technical.tsv`, the words of
 # software work in Russian; both are read after the colloquial table, whose keys come first.
-COLLOQUIAL = (
-    translation_rows("colloquial") + translation_rows("frequent") + translation_rows("technical")
-)
+ONE_WAY_TABLES = ("colloquial", "frequent", "technical")
+COLLOQUIAL = tuple(row for name in ONE_WAY_TABLES for row in translation_rows(name))
 
 
 class Tables(msgspec.Struct, frozen=True):
