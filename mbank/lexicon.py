@@ -37,6 +37,13 @@ TOOL_NAMES = frozenset(row[0] for row in data_rows("tool_names"))
 
 
 @functools.cache
+def everyday_ranks() -> dict[str, int]:
+    """The 5,000 most frequent everyday English words (`lang_data/en_everyday.tsv`), each with
+    its 0-based rank; read on the first question that asks."""
+    return {row[0]: rank for rank, row in enumerate(data_rows("en_everyday"))}
+
+
+@functools.cache
 def _english() -> SpellChecker:
     # imported here: importing the package alone costs 6 ms of every start
     from spellchecker import SpellChecker

@@ -469,8 +469,9 @@ def test_the_document_whose_one_paragraph_states_the_answer_ranks_first(tmp_path
         Bank(tmp_path).refresh(), "how often is the key that signs release archives rotated"
     )
     assert paths(result) == ["features/FT-001/design.md", "ops/release.md"]
-    # the scores are the re-ranked ones: the runbook's 0.216 times its best paragraph's 0.4
-    assert [item["score"] for item in result["results"]] == [0.1558, 0.0864]
+    # the scores are the re-ranked ones: the runbook's 0.216 times its best paragraph's share,
+    # about 0.4 ("often" and "key" are everyday words, so they weigh a little less)
+    assert [item["score"] for item in result["results"]] == [0.1558, 0.0869]
     assert result["answered"] is True
     assert result["results"][1]["weak"] is True
 
@@ -816,6 +817,24 @@ def _length(counts: Any) -> int:
     return sum(count for form, count in counts.items() if not form.startswith("="))
 
 
+@functools.cache
+def _everyday_ranks() -> dict[str, int]:
+    text = (REPO / "mbank" / "lang_data" / "en_everyday.tsv").read_text(encoding="utf-8")
+    words = [line for line in text.splitlines() if line and not line.startswith("#")]
+    return {word: rank for rank, word in enumerate(words)}
+
+
+def _everyday(word: str) -> float:
+    # the idf half of an everyday English word's weight: half for the 1,000 most frequent,
+    # rising in log rank to all of it at the table's 5,000th
+    rank = _everyday_ranks().get(word)
+    if rank is None:
+        return 1.0
+    if rank < 1000:
+        return 0.5
+    return 0.5 + 0.5 * math.log(rank / 1000) / math.log(5000 / 1000)
+
+
 def reference_route(
     snapshot: Snapshot, question: str, limit: int = 5, kind: str | None = None
 ) -> dict[str, Any]:
@@ -945,7 +964,9 @@ def reference_route(
         )
         if df and not typed:
             translated_only.add(position)
-        w = 0.5 * unseen + 0.5 * math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        w = 0.5 * unseen + 0.5 * math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) * _everyday(
+            concept.literal
+        )
         if concept.literal in EVIDENCE_STOP:
             w = 0.0
         elif df == 0 and concept.literal in lowered_names:

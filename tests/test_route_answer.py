@@ -28,6 +28,8 @@ from mbank.route import (
 )
 from mbank.route_answer import (
     ANSWER_MIN,
+    EVERYDAY_FULL,
+    EVERYDAY_SHARE,
     FLAT_SHARE,
     RUSSIAN_ANSWER_MIN,
     STRIPPED_CERTAINTY,
@@ -37,6 +39,7 @@ from mbank.route_answer import (
     Evidence,
     answer_min,
     answer_strength,
+    everyday_share,
 )
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
@@ -124,10 +127,63 @@ def test_a_concept_weighs_by_its_most_common_form_blended_with_a_flat_share(
     unseen = math.log(1 + (n + 0.5) / 0.5)
     release_idf = math.log(1 + (n - 2 + 0.5) / (2 + 0.5))  # in two of three documents
     archive_idf = math.log(1 + (n - 1 + 0.5) / (1 + 0.5))
+    # "release" is an everyday English word (rank 1,145 of lang_data/en_everyday.tsv), so its
+    # idf half is weighed down a little; "archives" is not one
+    assert everyday_share("release") == pytest.approx(0.5421, abs=1e-4)
+    assert everyday_share("archives") == 1.0
     assert found.weights == [
-        FLAT_SHARE * unseen + (1 - FLAT_SHARE) * release_idf,
+        FLAT_SHARE * unseen + (1 - FLAT_SHARE) * release_idf * everyday_share("release"),
         FLAT_SHARE * unseen + (1 - FLAT_SHARE) * archive_idf,
     ]
+
+
+def test_an_everyday_word_weighs_less_than_a_topic_word_the_bank_holds_as_rarely(
+    tmp_path: Path,
+) -> None:
+    # issue 16, tenth pass: "try" and "lantern" are each in one of three documents, but "try" is
+    # how people phrase a question (rank 197 of spoken English), "lantern" is a topic
+    write(tmp_path, "ops/a.md", document("Lamps", "Which lamps we keep.", body="A lantern.\n"))
+    write(tmp_path, "ops/b.md", document("Habits", "How we work.", body="We try things.\n"))
+    write(tmp_path, "ops/c.md", document("Other", "Nothing else.", body="Tea.\n"))
+    found = evidence(Bank(tmp_path).refresh(), "try lantern")
+    n = 3
+    unseen = math.log(1 + (n + 0.5) / 0.5)
+    idf = math.log(1 + (n - 1 + 0.5) / (1 + 0.5))
+    assert found.weights == [
+        FLAT_SHARE * unseen + (1 - FLAT_SHARE) * idf * EVERYDAY_SHARE,
+        FLAT_SHARE * unseen + (1 - FLAT_SHARE) * idf,
+    ]
+
+
+def test_the_everyday_share_rises_in_log_rank_from_a_half_to_the_whole() -> None:
+    ranks = lexicon.everyday_ranks()
+    by_rank = sorted(ranks, key=ranks.__getitem__)
+    assert (EVERYDAY_SHARE, EVERYDAY_FULL, len(by_rank)) == (0.5, 1000, 5000)
+    assert [everyday_share(word) for word in by_rank[:3]] == [0.5, 0.5, 0.5]
+    assert everyday_share(by_rank[EVERYDAY_FULL - 1]) == 0.5
+    assert everyday_share(by_rank[EVERYDAY_FULL]) == 0.5
+    # the middle of the rise in log rank: rank sqrt(1000 * 5000) = 2236
+    assert everyday_share(by_rank[2236]) == pytest.approx(0.75, abs=1e-4)
+    assert everyday_share(by_rank[-1]) == pytest.approx(1.0, abs=1e-4)
+    shares = [everyday_share(word) for word in by_rank]
+    assert shares == sorted(shares)
+    # words past the table, names and Russian words keep their whole idf
+    assert [everyday_share(w) for w in ("lantern", "gofumpt", "релиз")] == [1.0, 1.0, 1.0]
+
+
+def test_the_everyday_table_is_the_word_lists_most_frequent_words_in_order() -> None:
+    # lang_data/en_everyday.tsv is a copy of pyspellchecker's counts, so the first English
+    # question need not load the whole list: check the copy against it
+    counts = lexicon._english().word_frequency
+    words = sorted(lexicon.everyday_ranks(), key=lexicon.everyday_ranks().__getitem__)
+    assert all(word.isascii() and word.isalpha() and word == word.lower() for word in words)
+    keys = [(-counts[word], word) for word in words]
+    assert keys == sorted(keys)
+    assert all(count < 0 for count, _ in keys)
+    # nothing outside the copy is more frequent than its last word
+    last = counts[words[-1]]
+    more = {w for w, c in counts.dictionary.items() if c > last and w.isalpha() and w.isascii()}
+    assert more <= set(words)
 
 
 def snapshots_bank(root: Path) -> Snapshot:
@@ -533,18 +589,19 @@ def test_an_unfamiliar_word_weighs_as_a_name_and_leaves_the_question_unanswered(
     assert result["answered"] is False
     assert all(item["weak"] is True for item in result["results"])
     assert result["hint"] == f"{NOTHING_ANSWERS} The bank never mentions: gofumpt."
-    # it weighs three everyday words the bank lacks
+    # it weighs three ordinary English words the bank lacks ("sideways": not an everyday one,
+    # whose idf would weigh less)
     index = SearchIndex()
     index.sync(snapshot)
     weights = {}
-    for word in ("gofumpt", "halfway"):
+    for word in ("gofumpt", "sideways"):
         question = f"how is a release published with {word}"
         concepts = build_concepts(snapshot, index, question)
         matches = [_header_matches(index, concept) for concept in concepts]
         names = unfamiliar_words(index, question)
         found = Evidence(index, figures(snapshot, index), concepts, matches, names)
         weights[word] = found.weights[[c.literal for c in concepts].index(word)]
-    assert weights["gofumpt"] == UNKNOWN_NAME_WEIGHT * weights["halfway"]
+    assert weights["gofumpt"] == UNKNOWN_NAME_WEIGHT * weights["sideways"]
 
 
 def test_a_tool_named_by_an_english_word_weighs_as_a_name(tmp_path: Path) -> None:
