@@ -26,6 +26,7 @@ from mbank.contract import BUILTIN_WEIGHTS
 from mbank.lang import EVIDENCE_STOP, expand_terms, has_cyrillic, term_for
 from mbank.model import LayerMap
 from mbank.route import (
+    INDEX_WEIGHT,
     NOTHING_ANSWERS,
     ROUTE_HINT,
     match_word,
@@ -319,6 +320,22 @@ def test_status_weights_damp_drafts_and_archived_documents(tmp_path: Path) -> No
     assert scores["draft.md"] == pytest.approx(active * 0.7, abs=1e-3)
     assert scores["archived.md"] == pytest.approx(active * 0.2, abs=1e-3)
     assert scores["proposed.md"] == pytest.approx(active * 0.9, abs=1e-3)
+
+
+def test_an_index_ranks_below_the_document_it_lists(tmp_path: Path) -> None:
+    # issue 16, tenth pass: an index repeats a line of each document it lists, so it matched
+    # as well as the document; it weighs INDEX_WEIGHT and stays listed
+    body = "Rotate the signing key yearly."
+    write(tmp_path, "ops/keys.md", document("Key Rotation", "How keys rotate.", body=body))
+    index_doc = document("Key Rotation", "How keys rotate.", body=body).replace(
+        "doc_function: canonical", "doc_function: index"
+    )
+    write(tmp_path, "ops/README.md", index_doc)
+    result = final(Bank(tmp_path).refresh(), "how often does the signing key rotate")
+    assert paths(result) == ["ops/keys.md", "ops/README.md"]
+    first, second = (item["score"] for item in result["results"])
+    assert INDEX_WEIGHT == 0.7
+    assert second == pytest.approx(first * INDEX_WEIGHT, abs=1e-3)
 
 
 def test_route_layer_weights_keep_delivery_light_unless_a_bank_really_changes_it() -> None:
@@ -1028,7 +1045,10 @@ def reference_route(
         evidence = header / (11 * len(concepts)) + 0.75 * body / (2.2 * idf_total)
         if evidence <= 0:
             continue
-        score = half_up(evidence * weights.get(doc.layer, 1.0) * status_weight(doc.status), 4)
+        prior = weights.get(doc.layer, 1.0) * status_weight(doc.status)
+        # an index leads to the documents it lists, so it weighs 0.7 (issue 16, tenth pass)
+        prior *= 0.7 if doc.doc_function == "index" else 1.0
+        score = half_up(evidence * prior, 4)
         why = []
         if best_key is not None:
             why.append(f"owns canonical_for: {best_key}")
