@@ -334,15 +334,12 @@ def answer_min(question: str) -> float:
 
 
 def mark_weak(
-    evidence: Evidence, results: list[dict[str, Any]], names_unknown: bool, least: float
+    evidence: Evidence, results: list[dict[str, Any]], all_weak: bool, least: float
 ) -> None:
     """Add `weak: true` to every result whose `answer_strength` is below `least` (`answer_min`),
-    or whose best paragraph holds less than `TOGETHER_MIN` of the evidence the bank holds."""
+    or whose best paragraph holds less than `TOGETHER_MIN` of the evidence the bank holds; to
+    every result when `all_weak` (the route already knows nothing answers)."""
     for item in results:
         path = item["path"]
-        if (
-            names_unknown
-            or evidence.strength(path) < least
-            or evidence.together(path) < TOGETHER_MIN
-        ):
+        if all_weak or evidence.strength(path) < least or evidence.together(path) < TOGETHER_MIN:
             item["weak"] = True

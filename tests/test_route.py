@@ -544,8 +544,15 @@ def test_named_terms_of_english_and_mixed_questions() -> None:
     assert named_terms("what is the plan") == []
 
 
-def test_low_coverage_of_the_question_returns_nothing(base: Snapshot) -> None:
-    assert final(base, "thresholds zeppelin quasar nebula pulsar") == EMPTY
+def test_low_coverage_of_the_question_answers_nothing_and_lists_the_closest_weak(
+    base: Snapshot,
+) -> None:
+    # §3.9 rule ii returned no candidates; since issue 16's tenth pass they are listed, weak
+    result = final(base, "thresholds zeppelin quasar nebula pulsar")
+    assert result["answered"] is False
+    assert result["hint"] == NOTHING_ANSWERS
+    assert paths(result)[0] == "domain/rules.md"
+    assert all(item["weak"] is True for item in result["results"])
     assert paths(final(base, "thresholds zeppelin"))[0] == "domain/rules.md"
 
 
@@ -1066,8 +1073,11 @@ def reference_route(
             why.append(f'body matches "{", ".join(body_terms)}"')
         rows.append((-score, doc.path, covered, "; ".join(why)))
     rows.sort()
-    if not rows or rows[0][2] < 0.21 * idf_total or limit <= 0:
+    if not rows or limit <= 0:
         return empty
+    # §3.9 rule ii: the best covering less than 0.21 of the idf mass answers nothing, its
+    # candidates listed weak (issue 16, tenth pass)
+    all_weak = rows[0][2] < 0.21 * idf_total or (bool(names) and len(unknown) == len(names))
     names_unknown = bool(names) and len(unknown) == len(names)
 
     def held(listed: list[str]) -> set[int]:
@@ -1139,7 +1149,7 @@ def reference_route(
             "why": why,
         }
         strength, together = strength_and_together(path, shown_known)
-        if names_unknown or strength < least or together < TOGETHER_MIN:
+        if all_weak or strength < least or together < TOGETHER_MIN:
             item["weak"] = True
         results.append(item)
     answered = any("weak" not in item for item in results)
