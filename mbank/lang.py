@@ -66,6 +66,11 @@ ENTRIES = translation_rows("dictionary")
 # software work in Russian; both are read after the colloquial table, whose keys come first.
 ONE_WAY_TABLES = ("colloquial", "frequent", "technical")
 COLLOQUIAL = tuple(row for name in ONE_WAY_TABLES for row in translation_rows(name))
+# the keys of `frequent.tsv`, everyday Russian words: in a question they are mostly how the asker
+# put it, not the topic (`route_answer.EVERYDAY_SHARE`, issue 16, tenth pass). No other table has
+# one of these keys (tests/test_lang.py); a longer key of another table (раннер under ранн)
+# wins for its words, so they are not everyday.
+EVERYDAY_KEYS = frozenset(key for key, _ in translation_rows("frequent"))
 
 
 class Tables(msgspec.Struct, frozen=True):

@@ -14,6 +14,7 @@ from difflib import SequenceMatcher
 import msgspec
 
 from mbank.lang import (
+    EVERYDAY_KEYS,
     EVIDENCE_STOP,
     bridge_keys,
     has_cyrillic,
@@ -54,6 +55,8 @@ class Concept(msgspec.Struct, frozen=True):
     guessed: bool = False
     # its dictionary key was found only after stripping a verbal prefix (пере+загрузка -> загрузк)
     stripped: bool = False
+    # a Russian word of everyday speech (its key is in `frequent.tsv`)
+    everyday: bool = False
 
 
 def spelling_agrees(spelled: str, word: str) -> bool:
@@ -142,6 +145,13 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
             if form not in body:
                 body[form] = Variant(form, discount, shown)
         concepts.append(
-            Concept(token, tuple(header), tuple(body.values()), guessed, term.prefix_stripped)
+            Concept(
+                token,
+                tuple(header),
+                tuple(body.values()),
+                guessed,
+                term.prefix_stripped,
+                term.stem in EVERYDAY_KEYS,
+            )
         )
     return concepts

@@ -799,6 +799,20 @@ def test_frequent_keys_shadow_no_key_of_the_older_tables() -> None:
         assert not any(key.startswith(old) for old in older | technical - {key}), key
 
 
+def test_the_everyday_keys_are_the_frequent_tables_and_no_other_tables() -> None:
+    # a Russian word under one of them weighs as everyday speech (route_answer.EVERYDAY_SHARE)
+    others = {
+        key
+        for name in ("dictionary", "colloquial", "technical")
+        for key, _ in lang.translation_rows(name)
+    }
+    assert {key for key, _ in lang.translation_rows("frequent")} == lang.EVERYDAY_KEYS
+    assert lang.EVERYDAY_KEYS.isdisjoint(others)
+    assert term_for("заранее").stem in lang.EVERYDAY_KEYS
+    # a longer key of another table wins for its words: раннер is a runner, not everyday
+    assert term_for("раннер").stem not in lang.EVERYDAY_KEYS
+
+
 @pytest.mark.parametrize(
     ("word", "english"),
     [

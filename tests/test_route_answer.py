@@ -155,6 +155,22 @@ def test_an_everyday_word_weighs_less_than_a_topic_word_the_bank_holds_as_rarely
     ]
 
 
+def test_an_everyday_russian_word_keeps_half_of_its_rarity_weight(tmp_path: Path) -> None:
+    # issue 16, tenth pass: заранее (in advance, frequent.tsv) is how the asker puts it; релиз
+    # (release, the dictionary) is the topic. Neither translation is in this bank.
+    write(tmp_path, "ops/a.md", document("Lamps", "Which lamps we keep.", body="A lantern.\n"))
+    snapshot = Bank(tmp_path).refresh()
+    concepts = build_concepts(snapshot, SearchIndex(), "заранее релиз")
+    assert [(c.literal, c.everyday) for c in concepts] == [("заранее", True), ("релиз", False)]
+    found = evidence(snapshot, "заранее релиз")
+    # one document, holding neither: both idfs are the unseen word's
+    unseen = math.log(1 + (1 + 0.5) / 0.5)
+    assert found.weights == [
+        pytest.approx(FLAT_SHARE * unseen + (1 - FLAT_SHARE) * unseen * EVERYDAY_SHARE),
+        pytest.approx(FLAT_SHARE * unseen + (1 - FLAT_SHARE) * unseen),
+    ]
+
+
 def test_the_everyday_share_rises_in_log_rank_from_a_half_to_the_whole() -> None:
     ranks = lexicon.everyday_ranks()
     by_rank = sorted(ranks, key=ranks.__getitem__)
