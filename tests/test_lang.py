@@ -737,6 +737,21 @@ def test_technical_collisions_stay_avoided(word: str, english: tuple[str, ...]) 
         ("висит", ("hang", "stuck")),
         ("фигню", ("junk", "nonsense")),
         ("пачку", ("batch", "bunch")),
+        # tenth pass, second cycle
+        ("лезть", ("touch", "access")),
+        ("сверяет", ("compare", "check")),
+        ("расписывать", ("describe", "detail")),
+        ("префиксом", ("prefix",)),
+        ("фингерпринтов", ("fingerprint",)),
+        ("подсунуть", ("substitute", "inject")),
+        ("валится", ("fail", "break")),
+        ("выплюнул", ("output", "emit")),
+        ("помечать", ("mark", "label")),
+        ("сгенерить", ("generate",)),
+        ("копятся", ("accumulate", "pile")),
+        ("затирая", ("overwrite", "erase")),
+        ("причёсывали", ("tidy", "polish")),
+        ("раскладе", ("scenario", "case")),
     ],
 )
 def test_developer_chat_words_translate_in_their_inflected_forms(
@@ -781,6 +796,14 @@ def test_developer_chat_words_translate_in_their_inflected_forms(
         # tenth pass: заводит (opens a ticket) is no завод (a factory), докинуть no доки (docs)
         ("заводе", ("factory", "plant")),
         ("доки", ("doc", "docs")),
+        # second cycle: расписание stays a schedule, валидация a validation, копировать a copy,
+        # поверхность a surface, локальный local, сгенерировать its own row
+        ("расписание", ("schedule",)),
+        ("валидация", ("validation", "validate")),
+        ("копировать", ("copy", "copies")),
+        ("поверхность", ("surface",)),
+        ("локальный", ("local", "locally")),
+        ("сгенерировать", ("generate",)),
     ],
 )
 def test_developer_chat_keys_leave_other_senses_alone(word: str, english: tuple[str, ...]) -> None:
