@@ -87,8 +87,13 @@ ANSWER_MIN = 0.63
 # the same for a question holding Cyrillic (eighth pass): it reaches an English bank through
 # translations, each a guess of the sense, so the same share of evidence is a little less sure.
 # Russian no-answer 0.737 at 0.60, 0.777 at 0.63, 0.782 at 0.64 and 0.65 (false alarms 0.050 ->
-# 0.063 -> 0.071), 0.787 at 0.66 for 0.082.
-RUSSIAN_ANSWER_MIN = 0.64
+# 0.063 -> 0.071), 0.787 at 0.66 for 0.082. Re-swept in the tenth pass, with everyday words
+# weighed as phrasing, on the twenty-two development folders (676 Russian questions without an
+# answer, 678 with one): the eight newest (240 + 240, written with the strictest paraphrase rules)
+# hold both of issue 16's targets at 0.63 (no-answer 0.754, false alarms 0.083) and not at 0.64
+# (0.758 / 0.100); on all twenty-two 0.64 -> 0.63 moves 0.760 / 0.062 to 0.751 / 0.055. So the two
+# languages share the least strength again; the constant stays, for a later calibration.
+RUSSIAN_ANSWER_MIN = 0.63
 # a concept the bank holds only through a transliteration guess is a quarter of the evidence
 # (half in the first wave): реклама -> "reclaim", тимлидом -> "toml", вилка -> "walk" share a
 # consonant skeleton, not a meaning

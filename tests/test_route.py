@@ -1135,7 +1135,7 @@ def reference_route(
     # candidates listed weak (issue 16, tenth pass)
     covered_of = {path: covered for _, path, covered, _ in pool}
     all_weak = names_unknown or covered_of[reranked[0][2]] < 0.21 * idf_total
-    # a question holding Cyrillic needs a little more (RUSSIAN_ANSWER_MIN, eighth pass)
+    # a question holding Cyrillic has its own least strength (RUSSIAN_ANSWER_MIN)
     least = RUSSIAN_ANSWER_MIN if has_cyrillic(question) else ANSWER_MIN
     results = []
     for final_score, _score, path, why in reranked:

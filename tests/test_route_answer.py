@@ -656,9 +656,10 @@ def test_the_word_list_is_loaded_only_for_a_word_the_bank_holds_in_no_form(tmp_p
     assert lexicon._english.cache_info().currsize == 1
 
 
-def test_a_question_holding_cyrillic_needs_a_little_more_evidence() -> None:
-    # issue 16, eighth pass: calibrated per language on the ten development folders
+def test_the_least_strength_is_calibrated_per_language() -> None:
+    # issue 16: per language on the development folders; the eighth pass had Russian at 0.64,
+    # the tenth pass's re-sweep on twenty-two folders put it back at 0.63
     assert answer_min("how is a release published") == ANSWER_MIN == 0.63
-    assert answer_min("как выпускают релиз") == RUSSIAN_ANSWER_MIN == 0.64
+    assert answer_min("как выпускают релиз") == RUSSIAN_ANSWER_MIN == 0.63
     assert answer_min("релиз через make release-minor?") == RUSSIAN_ANSWER_MIN
     assert TOGETHER_MIN == 0.5
