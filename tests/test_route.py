@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from fixture_banks import REPO, copy_fixture
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mbank.contract import BUILTIN_WEIGHTS
@@ -684,20 +684,28 @@ def shared_bank(tmp_path_factory: pytest.TempPathFactory) -> tuple[Snapshot, Sea
 
 @PROPERTY
 @given(question=QUESTION_TEXT, limit=st.integers(min_value=1, max_value=25))
+# Hypothesis also draws strings from the constants of the modules loaded in its process, so
+# which questions it tries depends on what ran before; a pytest-xdist worker found this one.
+@example(question="READ0", limit=2)
 def test_route_never_raises_and_returns_sorted_finite_results(
     shared_bank: tuple[Snapshot, SearchIndex], question: str, limit: int
 ) -> None:
     snapshot, index = shared_bank
-    for result in (
-        route(snapshot, index, question, limit=limit),
-        route_header_only(snapshot, question, limit=limit),
+    # `route` breaks a tie of the rounded final score by the first score, then the path
+    # (`stated_together`), so two results shown with one score need not be in path order
+    for result, ties_by_path in (
+        (route(snapshot, index, question, limit=limit), False),
+        (route_header_only(snapshot, question, limit=limit), True),
     ):
         items = result["results"]
         assert len(items) <= limit
         if not items:
             assert result["hint"].startswith(ROUTE_HINT)
-        keys = [(-item["score"], item["path"]) for item in items]
-        assert keys == sorted(keys)
+        scores = [item["score"] for item in items]
+        assert scores == sorted(scores, reverse=True)
+        if ties_by_path:
+            keys = [(-item["score"], item["path"]) for item in items]
+            assert keys == sorted(keys)
         for item in items:
             assert math.isfinite(item["score"]) and item["score"] >= 0
             doc = snapshot.docs[item["path"]]

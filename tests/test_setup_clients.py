@@ -295,7 +295,10 @@ def test_a_codex_server_of_the_same_name_outside_the_block_is_refused(project: P
 
 
 async def _initialize(command: str, args: list[str], cwd: Path) -> tuple[str | None, list[str]]:
-    params = StdioServerParameters(command=command, args=args, cwd=str(cwd))
+    # the SDK adds its few default variables (HOME, PATH …) to `env`; the projection cache goes
+    # to the private directory conftest made for this run, never the user's ~/.cache
+    env = {"XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
     async with Client(params) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
         return client.server_info.name if client.server_info else None, tools

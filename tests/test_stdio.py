@@ -32,6 +32,8 @@ def mbank(cwd: Path, *args: str) -> StdioServerParameters:
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", str(cwd)),
+        # the private projection cache conftest made for this run, never the user's ~/.cache
+        "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
         "PYTHONPATH": str(REPO),
         "MBANK_LOG": "WARNING",
     }
