@@ -313,9 +313,9 @@ class Evidence:
 
 
 def everyday_share(word: str) -> float:
-    """The share of its idf a question word keeps as evidence: `EVERYDAY_SHARE` for the
-    `EVERYDAY_FULL` most frequent everyday English words, 1 for a word past the table's last,
-    in between by log rank (`EVERYDAY_SHARE`)."""
+    """The share of its idf an English question word keeps as evidence: `EVERYDAY_SHARE` for
+    the `EVERYDAY_FULL` most frequent everyday words, 1 for a word the table lacks, and in
+    between a share rising with the log of the rank to 1 at the table's last word."""
     ranks = everyday_ranks()
     rank = ranks.get(word)
     if rank is None:
