@@ -32,7 +32,7 @@ import re
 
 from mbank.contract import LAYER_WEIGHTS
 from mbank.lang import stem
-from mbank.model import Doc
+from mbank.model import INDEX_FUNCTION, Doc
 
 EXCERPT_MAX = 240
 # the part of a definition a document's layer carries (see `LayerWeights.defines`)
@@ -245,7 +245,7 @@ def definition_score(doc: Doc, body: str, literal: str, count: int) -> float:
         score += CODE_SPAN
     score += TOPIC * topic_share(doc, literal)
     score += LAYER * LAYER_DEFINES.get(doc.layer, 0.4)
-    if doc.doc_function == "index":
+    if doc.doc_function == INDEX_FUNCTION:
         score -= INDEX_PENALTY
     score += min(math.log2(1 + count) / 2, FREQUENCY_CAP)
     return max(score, 0.0)

@@ -11,6 +11,11 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+# the `doc_function` values mbank itself acts on: an index lists its folder's documents, a
+# template is the starting point of new ones (01 §6.1); one definition for every reader
+INDEX_FUNCTION = "index"
+TEMPLATE_FUNCTION = "template"
+
 
 class Edge(msgspec.Struct, frozen=True):
     """One `derived_from` entry of a document (spec 01 §6.2)."""

@@ -21,10 +21,9 @@ from mbank.contract import (
     parse_layers,
     parse_vocabulary,
 )
-from mbank.model import Contract, Doc, LayerMap, Link, VocabularyRow
+from mbank.model import INDEX_FUNCTION, Contract, Doc, LayerMap, Link, VocabularyRow
 
 VOCABULARY_PATH = "dna/vocabulary.md"
-INDEX_FUNCTION = "index"
 
 
 class Snapshot(msgspec.Struct, frozen=True):

@@ -11,10 +11,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from mbank.model import Doc
+from mbank.model import INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc
 from mbank.projection import Snapshot
 
-TEMPLATE_FUNCTION = "template"
 NO_FRONTMATTER_FILE = "This bank has no dna/frontmatter.md."
 DEGRADED_SCHEMA = (
     "This bank has no dna/frontmatter.md. The server runs in degraded mode: routing and reading "
@@ -25,7 +24,6 @@ DEGRADED_SCHEMA = (
 ROOT_SECTION = "."
 CANONICAL_FUNCTION = "canonical"
 INBOX_LAYER = "inbox"
-INDEX_FUNCTION = "index"
 # per section, the canonical documents the map names at most (the rest are counted, not
 # listed), and the smaller caps tried in turn until the map fits MAP_BUDGET characters
 CANONICAL_CAPS = (12, 8, 5, 3, 1)

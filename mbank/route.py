@@ -34,7 +34,7 @@ from mbank.lang import (
     tokenize,
 )
 from mbank.lexicon import is_ordinary_english
-from mbank.model import Doc, LayerMap
+from mbank.model import INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc, LayerMap
 from mbank.projection import Snapshot
 from mbank.route_answer import Evidence, answer_min, mark_weak
 from mbank.route_concepts import TRANSLATION_DISCOUNT, Concept, build_concepts
@@ -48,7 +48,7 @@ from mbank.search import (
     round_half_up,
     route_form,
 )
-from mbank.search_meta import INBOX_LAYER, TEMPLATE_FUNCTION
+from mbank.search_meta import INBOX_LAYER
 
 ROUTE_HINT = "No frontmatter match. Try bank_search for a literal term, or widen the question."
 NOTHING_ANSWERS = (
@@ -506,7 +506,7 @@ class Figures:
                 doc = self.snapshot.docs[path]
                 if (kind is None or doc.doc_kind == kind) and (layer is None or doc.layer == layer):
                     found[path] = weights.get(doc.layer, 1.0) * status_weight(doc.status)
-                    if doc.doc_function == "index":
+                    if doc.doc_function == INDEX_FUNCTION:
                         found[path] *= INDEX_WEIGHT
             self._priors[key] = found
         return found

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import bisect
 
+from mbank.model import TEMPLATE_FUNCTION
 from mbank.snapshot import Snapshot
 
-TEMPLATE_FUNCTION = "template"
 INBOX_LAYER = "inbox"
 
 

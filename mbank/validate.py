@@ -54,7 +54,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mbank.catalogue import shipped_template_names
-from mbank.model import Doc, Finding, RefusalError
+from mbank.model import TEMPLATE_FUNCTION, Doc, Finding, RefusalError
 from mbank.paths import in_scope, refuse
 from mbank.paths import normalise_scope as normalise_scope
 from mbank.projection import Snapshot
@@ -68,7 +68,6 @@ from mbank.validation.contract_rules import (
 )
 from mbank.validation.declaration import no_contract, unknown_layer_values
 from mbank.validation.references import (
-    TEMPLATE_FUNCTION,
     Claim,
     claim_name,
     claim_target,

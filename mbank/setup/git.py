@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from mbank.discovery import discover_root
+from mbank.model import INDEX_FUNCTION
 from mbank.setup.file_changes import FileChange, read_text, show_or_write, write_text
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ JOURNAL_DRIVER = "mbank-journal"
 BLOCK_START = "# >>> mbank: merge drivers (written by `mbank setup git`; run it again to refresh)"
 BLOCK_END = "# <<< mbank"
 HOOK_MARKER = "# mbank post-merge hook (written by `mbank setup git --post-merge-hook`)"
-INDEX_FUNCTION = "index"
 NOT_INDEXED_DIRS = frozenset({"_inbox"})
 SETUP_GIT_NOTE = (
     "This bank is in a git work tree: run `mbank setup git` once in each clone, so that "

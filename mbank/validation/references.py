@@ -14,11 +14,9 @@ import msgspec
 
 # Re-exported: the names the rule forgives are the catalogue's, never a second reading.
 from mbank.catalogue import shipped_template_names as shipped_template_names
-from mbank.model import Doc, Finding
+from mbank.model import TEMPLATE_FUNCTION, Doc, Finding
 from mbank.parse import resolve_from
 from mbank.validation import file_name, finding
-
-TEMPLATE_FUNCTION = "template"
 
 CLAIM = re.compile(
     r"\b([A-Za-z][\w`, -]{4,60}?)\s+(?:is\s+|are\s+)?"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from mbank.model import Doc, Finding
+from mbank.model import INDEX_FUNCTION, Doc, Finding
 from mbank.validation import file_name, finding
 
-INDEX_FUNCTION = "index"
 INDEX_FILE = "README.md"
 INBOX_LAYER = "inbox"
 
