@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from mbank.contract import BUILTIN_WEIGHTS
 from mbank.lang import EVIDENCE_STOP, expand_terms, has_cyrillic, term_for
+from mbank.lexicon import everyday_ranks
 from mbank.model import LayerMap
 from mbank.route import (
     INDEX_WEIGHT,
@@ -849,17 +850,11 @@ def _length(counts: Any) -> int:
     return sum(count for form, count in counts.items() if not form.startswith("="))
 
 
-@functools.cache
-def _everyday_ranks() -> dict[str, int]:
-    text = (REPO / "mbank" / "lang_data" / "en_everyday.tsv").read_text(encoding="utf-8")
-    words = [line for line in text.splitlines() if line and not line.startswith("#")]
-    return {word: rank for rank, word in enumerate(words)}
-
-
 def _everyday(word: str) -> float:
     # the idf half of an everyday English word's weight: half for the 1,000 most frequent,
-    # rising in log rank to all of it at the table's 5,000th
-    rank = _everyday_ranks().get(word)
+    # rising in log rank to all of it at the table's 5,000th (the ranks are the table's, read
+    # by `lexicon.everyday_ranks`; the weighing is transcribed here)
+    rank = everyday_ranks().get(word)
     if rank is None:
         return 1.0
     if rank < 1000:
