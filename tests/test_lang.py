@@ -850,6 +850,10 @@ def test_the_everyday_keys_are_the_frequent_tables_and_no_other_tables() -> None
         ("зависает", ("hang", "freeze")),
         ("зависимость", ("dependency",)),
         ("редактор", ("editor",)),
+        # выпускной is a graduation party and выпускник a graduate, not a release (выпуск)
+        ("выпускной", ("graduation", "graduate")),
+        ("выпускника", ("graduation", "graduate")),
+        ("выпуском", ("release",)),
         ("развернуть", ("deploy", "expand")),
         ("переключить", ("switch", "toggle")),
         # командировка is a business trip, not a command or a team (команд)
