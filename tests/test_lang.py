@@ -854,6 +854,14 @@ def test_the_everyday_keys_are_the_frequent_tables_and_no_other_tables() -> None
         ("выпускной", ("graduation", "graduate")),
         ("выпускника", ("graduation", "graduate")),
         ("выпуском", ("release",)),
+        # eleventh pass: доводка is finishing, not довод (argument); заведение of a ticket is its
+        # creation, not вед (lead); a panel that вылезет pops up, it does not touch (лезет)
+        ("доводки", ("polish", "finishing")),
+        ("доводы", ("argument",)),
+        ("заведении", ("creation", "create")),
+        ("вылезет", ("appear", "show")),
+        ("недоступен", ("unavailable", "unreachable")),
+        ("абстракции", ("abstraction",)),
         ("развернуть", ("deploy", "expand")),
         ("переключить", ("switch", "toggle")),
         # командировка is a business trip, not a command or a team (команд)
