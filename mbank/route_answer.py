@@ -51,7 +51,9 @@ A third question comes last: whether one paragraph of the candidate holds the ev
 (`TOGETHER_MIN`, seventh pass). A question that borrows every word from the bank, around a topic
 the bank never covers, has `known` near 1 and a long document covering most words, each in
 another paragraph; an answer is stated in one place. The same share re-ranks the candidates
-(`route.stated_together`, eighth pass).
+(`route.stated_together`, eighth pass). For the verdict the paragraph need hold only the
+question's topic (eleventh pass): each word counts there by `topic_share`, so a long question's
+everyday phrasing ("seems", "nobody", "simply") need not be in the paragraph that answers.
 
 Pure functions of the concepts, their header matches and the index's figures.
 """
@@ -154,7 +156,17 @@ UNTRANSLATED_FLOOR = 0.5
 # English false alarms (0.092 -> 0.172); a share falling with the candidate's strength (0.65 at
 # the least strength to 0.35 at 1), better before the re-ranking, was 0.02 below 0.5 after it.
 # A line, 2-3 lines, a table row, or a paragraph with its heading as the unit were all below.
-TOGETHER_MIN = 0.5
+# Raised to 0.55 in the eleventh pass, when the verdict's paragraph test stopped counting
+# everyday words (`topic_share`): a long question's phrasing ("seems", "nobody", "simply",
+# "written", "keep going") no longer has to be in the paragraph that answers, so the share of what
+# remains can be asked for a little more strictly. Swept on the twenty-six development folders
+# (768 + 776 English and 798 + 796 Russian questions with / without an answer), English no-answer
+# / false alarms: 0.50 gave 0.724 / 0.051, 0.53 0.733 / 0.068, 0.55 0.741 / 0.081, 0.58 0.749 /
+# 0.094, 0.60 0.756 / 0.104 (the old test at 0.5: 0.742 / 0.102, and 0.726 / 0.081 at 0.47);
+# Russian 0.763 / 0.059 at 0.55 (0.754 / 0.044 before). On the ten newest folders (300 + 300 per
+# language) 0.55 gives English 0.743 / 0.100 where the old test gave 0.750 / 0.150, and no-answer
+# stays 0.743 up to 0.58 while false alarms rise, so 0.55 is the knee.
+TOGETHER_MIN = 0.55
 
 
 class Evidence:
@@ -178,6 +190,8 @@ class Evidence:
         self.header: list[frozenset[str]] = []
         self.body: list[tuple[tuple[str, ...], ...]] = []
         self.weights: list[float] = []
+        # the same without the everyday words' part, for the verdict's paragraph test
+        self.topic_weights: list[float] = []
         self.known: list[bool] = []
         self.certainty: list[float] = []
         unseen = math.log(1 + (n + 0.5) / 0.5)
@@ -218,13 +232,14 @@ class Evidence:
             self.header.append(whole)
             self.body.append(tuple(self.forms.get(variant.form, ()) for variant in concept.body))
             self.weights.append(weight)
+            self.topic_weights.append(weight * topic_share(everyday))
             self.known.append(df > 0)
         # every body token of each concept, for the paragraph test (`together`)
         self.body_tokens = [
             frozenset(token for tokens in body for token in tokens) for body in self.body
         ]
         self._in_header: dict[tuple[int, str], bool] = {}
-        self._together: dict[str, float] = {}
+        self._together: dict[tuple[str, bool], float] = {}
         # the concepts the bank holds only through a translation (known only where listed)
         self.translated_only = tuple(translated_only)
         self.total = sum(self.weights)
@@ -285,26 +300,43 @@ class Evidence:
 
     def together(self, path: str) -> float:
         """The largest share of the evidence the bank holds that one paragraph of `path` holds,
-        a concept in the candidate's header counting in every paragraph (`TOGETHER_MIN`);
-        asked of every re-ranked candidate and again of every listed one, so kept per path."""
-        found = self._together.get(path)
+        a concept in the candidate's header counting in every paragraph; the re-ranking's share
+        (`route.stated_together`), asked of every candidate of the pool, so kept per path."""
+        return self._kept_share(path, topic=False)
+
+    def topic_together(self, path: str) -> float:
+        """`together` with each word weighed by `topic_share` (issue 16, eleventh pass): the
+        share the verdict asks `TOGETHER_MIN` of. An answer states the question's topic in one
+        place, not its phrasing, so the everyday words of a long question ("if a task seems to
+        call for a shared test environment or a secrets vault that nobody has written down, may
+        an agent simply assume one exists?") need not be in the paragraph that answers. When
+        every word the bank holds is everyday, they are all the question has, and count."""
+        return self._kept_share(path, topic=True)
+
+    def _kept_share(self, path: str, topic: bool) -> float:
+        key = (path, topic)
+        found = self._together.get(key)
         if found is None:
-            found = self._together[path] = self._together_share(path)
+            found = self._together_share(path, self.topic_weights if topic else self.weights)
+            if found < 0:
+                # the bank holds none of that weight: a question of everyday words only is
+                # judged on them all, and one the bank holds nothing of has no share at all
+                found = self._kept_share(path, topic=False) if topic else 0.0
+            self._together[key] = found
         return found
 
-    def _together_share(self, path: str) -> float:
+    def _together_share(self, path: str, weights: list[float]) -> float:
+        """The share itself, over `weights`; -1 when the bank holds none of their weight."""
         present = [
-            position
-            for position, weight in enumerate(self.weights)
-            if weight and self.known[position]
+            position for position, weight in enumerate(weights) if weight and self.known[position]
         ]
-        held = sum(self.weights[p] * self.certainty[p] for p in present)
+        held = sum(weights[p] * self.certainty[p] for p in present)
         if not held:
-            return 0.0
+            return -1.0
         headed = {p for p in present if self.in_header(p, path)}
-        everywhere = sum(self.weights[p] * self.certainty[p] for p in headed)
+        everywhere = sum(weights[p] * self.certainty[p] for p in headed)
         rest = [p for p in present if p not in headed]
-        held_by = [(self.weights[p] * self.certainty[p], self.body_tokens[p]) for p in rest]
+        held_by = [(weights[p] * self.certainty[p], self.body_tokens[p]) for p in rest]
         best = 0.0
         for tokens in self.fig.paragraphs(path):
             share = sum(weight for weight, forms in held_by if not forms.isdisjoint(tokens))
@@ -324,6 +356,15 @@ def everyday_share(word: str) -> float:
         return EVERYDAY_SHARE
     rise = math.log(rank / EVERYDAY_FULL) / math.log(len(ranks) / EVERYDAY_FULL)
     return EVERYDAY_SHARE + (1 - EVERYDAY_SHARE) * rise
+
+
+def topic_share(everyday: float) -> float:
+    """The share of a word's evidence weight that counts in the verdict's paragraph test, from its
+    everyday share (`everyday_share`, or `EVERYDAY_SHARE` for an everyday Russian word): none for
+    the `EVERYDAY_FULL` most frequent English words and for a word of `frequent.tsv`, rising in
+    log rank to all of it at the everyday table's last word, and all of it for a word the table
+    lacks (issue 16, eleventh pass)."""
+    return (everyday - EVERYDAY_SHARE) / (1 - EVERYDAY_SHARE)
 
 
 def answer_strength(coverage: float, known: float) -> float:
@@ -347,9 +388,14 @@ def mark_weak(
     evidence: Evidence, results: list[dict[str, Any]], all_weak: bool, least: float
 ) -> None:
     """Add `weak: true` to every result whose `answer_strength` is below `least` (`answer_min`),
-    or whose best paragraph holds less than `TOGETHER_MIN` of the evidence the bank holds; to
-    every result when `all_weak` (the route already knows nothing answers)."""
+    or whose best paragraph holds less than `TOGETHER_MIN` of the topic's evidence the bank holds
+    (`Evidence.topic_together`); to every result when `all_weak` (the route already knows nothing
+    answers)."""
     for item in results:
         path = item["path"]
-        if all_weak or evidence.strength(path) < least or evidence.together(path) < TOGETHER_MIN:
+        if (
+            all_weak
+            or evidence.strength(path) < least
+            or evidence.topic_together(path) < TOGETHER_MIN
+        ):
             item["weak"] = True

@@ -862,6 +862,12 @@ def _everyday(word: str) -> float:
     return 0.5 + 0.5 * math.log(rank / 1000) / math.log(5000 / 1000)
 
 
+def _topic(word: str) -> float:
+    # the share of a word's weight the verdict's paragraph test counts (issue 16, eleventh pass):
+    # none for the 1,000 most frequent everyday words, all of it past the 5,000th
+    return (_everyday(word) - 0.5) / 0.5
+
+
 def reference_route(
     snapshot: Snapshot, question: str, limit: int = 5, kind: str | None = None
 ) -> dict[str, Any]:
@@ -1004,6 +1010,9 @@ def reference_route(
         if df > 0:
             known_concepts.add(position)
     weight_total = sum(weight)
+    topic_weight = [
+        w * _topic(concept.literal) for w, concept in zip(weight, concepts, strict=True)
+    ]
     # a concept reached only by a transliteration guess is a quarter of the evidence
     sure = [0.25 if concept.guessed else 1.0 for concept in concepts]
     covered_by: dict[str, set[int]] = {}
@@ -1089,21 +1098,17 @@ def reference_route(
             if p not in translated_only or any(holds(concepts[p], path) for path in listed)
         }
 
-    def strength_and_together(path: str, known_set: set[int]) -> tuple[float, float]:
-        # issue 16: strength is (coverage + 2 × the share the bank holds) / 3; together is the
-        # share of the held weight in the best paragraph, header words counting in every one
-        known_weight = sum(weight[p] * sure[p] for p in known_set)
-        known = known_weight / weight_total if weight_total else 0.0
-        covered_weight = sum(
-            weight[p] * sure[p] for p in known_set if weight[p] and holds(concepts[p], path)
-        )
-        coverage = covered_weight / weight_total if weight_total else 0.0
-        in_head = {p for p in known_set if weight[p] and whole_in(concepts[p], path)}
-        in_body = [p for p in known_set if weight[p] and p not in in_head]
+    def paragraph_share(path: str, known_set: set[int], weights: list[float]) -> float:
+        # the share of the held weight in the best paragraph, header words counting in every one
+        known_weight = sum(weights[p] * sure[p] for p in known_set)
+        if not known_weight:
+            return -1.0
+        in_head = {p for p in known_set if weights[p] and whole_in(concepts[p], path)}
+        in_body = [p for p in known_set if weights[p] and p not in in_head]
         best_paragraph = max(
             (
                 sum(
-                    weight[p] * sure[p]
+                    weights[p] * sure[p]
                     for p in in_body
                     if any(v.form in forms for v in concepts[p].body)
                 )
@@ -1111,12 +1116,25 @@ def reference_route(
             ),
             default=0.0,
         )
-        together = (
-            (sum(weight[p] * sure[p] for p in in_head) + best_paragraph) / known_weight
-            if known_weight
-            else 0.0
+        return (sum(weights[p] * sure[p] for p in in_head) + best_paragraph) / known_weight
+
+    def strength_and_together(path: str, known_set: set[int]) -> tuple[float, float]:
+        # issue 16: strength is (coverage + 2 × the share the bank holds) / 3; together is the
+        # paragraph share of every word's weight (it re-ranks)
+        known_weight = sum(weight[p] * sure[p] for p in known_set)
+        known = known_weight / weight_total if weight_total else 0.0
+        covered_weight = sum(
+            weight[p] * sure[p] for p in known_set if weight[p] and holds(concepts[p], path)
         )
+        coverage = covered_weight / weight_total if weight_total else 0.0
+        together = max(paragraph_share(path, known_set, weight), 0.0)
         return (coverage + 2 * known) / 3, together
+
+    def topic_together(path: str, known_set: set[int]) -> float:
+        # the verdict's paragraph share counts the topic words only (eleventh pass); a question
+        # whose held words are all everyday is judged on all of them
+        share = paragraph_share(path, known_set, topic_weight)
+        return share if share >= 0 else max(paragraph_share(path, known_set, weight), 0.0)
 
     # issue 16, eighth pass: the first 10 re-ranked by score × together
     pool = rows[: max(limit, 10)]
@@ -1152,8 +1170,8 @@ def reference_route(
             "score": final_score,
             "why": why,
         }
-        strength, together = strength_and_together(path, shown_known)
-        if all_weak or strength < least or together < TOGETHER_MIN:
+        strength, _together = strength_and_together(path, shown_known)
+        if all_weak or strength < least or topic_together(path, shown_known) < TOGETHER_MIN:
             item["weak"] = True
         results.append(item)
     answered = any("weak" not in item for item in results)

@@ -40,6 +40,7 @@ from mbank.route_answer import (
     answer_min,
     answer_strength,
     everyday_share,
+    topic_share,
 )
 from mbank.search import SearchIndex
 from mbank.snapshot import Bank, Snapshot
@@ -662,4 +663,75 @@ def test_the_least_strength_is_calibrated_per_language() -> None:
     assert answer_min("how is a release published") == ANSWER_MIN == 0.63
     assert answer_min("как выпускают релиз") == RUSSIAN_ANSWER_MIN == 0.63
     assert answer_min("релиз через make release-minor?") == RUSSIAN_ANSWER_MIN
-    assert TOGETHER_MIN == 0.5
+    # the paragraph test counts topic words only since the eleventh pass, and asks 0.55 of them
+    assert TOGETHER_MIN == 0.55
+
+
+def phrasing_bank(root: Path) -> Snapshot:
+    # one paragraph states the rule; the question's everyday words ("seems", "call", "written",
+    # "nobody", "simply") are all in the bank, each somewhere else
+    write(
+        root,
+        "ops/stages.md",
+        document(
+            "Stages",
+            "Where the tool runs.",
+            body=(
+                "Agents must not assume that undocumented shared environments or vaults exist.\n\n"
+                "The local machine runs the tool.\n"
+            ),
+        ),
+    )
+    write(
+        root,
+        "flows/tasks.md",
+        document(
+            "Tasks",
+            "How a task moves.",
+            body=(
+                "A task that seems small may call for a review.\n\n"
+                "Nobody merges alone; what is written down is simply the plan.\n"
+            ),
+        ),
+    )
+    write(root, "ops/other.md", document("Other", "Nothing else.", body="Assume tea exists.\n"))
+    return Bank(root).refresh()
+
+
+LONG_QUESTION = (
+    "If a task seems to call for a shared vault that nobody has written down, may an agent "
+    "simply assume one exists?"
+)
+
+
+def test_the_paragraph_test_of_the_verdict_counts_the_topic_not_the_phrasing(
+    tmp_path: Path,
+) -> None:
+    # issue 16, eleventh pass: the rule's paragraph holds "shared", "vault" and "agent", not the
+    # asker's everyday words, which the bank holds elsewhere; counted in full they made the
+    # paragraph hold too little of the evidence, and the bank's answer was called no answer
+    snapshot = phrasing_bank(tmp_path)
+    found = evidence(snapshot, LONG_QUESTION)
+    assert found.together("ops/stages.md") < TOGETHER_MIN <= found.topic_together("ops/stages.md")
+    assert found.topic_together("flows/tasks.md") < TOGETHER_MIN
+    result = final(snapshot, LONG_QUESTION)
+    weak = {item["path"]: item.get("weak", False) for item in result["results"]}
+    # the documents of the phrasing are weak; the rule's document is the answer
+    assert weak == {"flows/tasks.md": True, "ops/stages.md": False, "ops/other.md": True}
+    assert result["answered"] is True
+
+
+def test_a_question_of_everyday_words_only_is_judged_on_all_of_them(tmp_path: Path) -> None:
+    # with no topic word the bank holds, the paragraph test falls back to every word's weight
+    snapshot = phrasing_bank(tmp_path)
+    found = evidence(snapshot, "nobody seems to call")
+    assert found.topic_weights == [0.0, 0.0, 0.0]
+    assert found.topic_together("flows/tasks.md") == found.together("flows/tasks.md") > 0
+
+
+def test_the_topic_share_is_none_for_the_most_everyday_words_and_all_for_the_rest() -> None:
+    assert topic_share(EVERYDAY_SHARE) == 0.0
+    assert topic_share(everyday_share("nobody")) == 0.0
+    assert topic_share(everyday_share("lantern")) == 1.0
+    # "vault" is the 4,337th everyday word: nearly all of it
+    assert 0.9 < topic_share(everyday_share("vault")) < 1
