@@ -7,9 +7,9 @@ after their one run, when the ninth pass's second cycle began; `_test15/` and `_
 likewise when the tenth pass began; `_test17/` and `_test18/` after their one run, when its
 second cycle began; `_test19/` and `_test20/` likewise before its third; `_test21/` and
 `_test22/` likewise when the eleventh pass began; `_test23/` and `_test24/` after their one run,
-when its second cycle began; `_test25/` and `_test26/` are the held-out sets now. Each pair was written at the same time from two disjoint
-halves (of the documents and of the topics), so the second of a pair is checked against the
-first as well.
+when its second cycle began; `_test25/` and `_test26/` are the held-out sets now. Each pair was
+written at the same time from two disjoint halves (of the documents and of the topics), so the
+second of a pair is checked against the first as well.
 
 Each was written before the routing pass it measures, after the older sets had been run for
 aggregates; see each folder's README. Per bank: 15 English and 15 Russian answerable questions,
