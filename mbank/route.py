@@ -37,7 +37,13 @@ from mbank.lexicon import is_ordinary_english
 from mbank.model import INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc, LayerMap
 from mbank.projection import Snapshot
 from mbank.route_answer import Evidence, answer_min, mark_weak
-from mbank.route_concepts import TRANSLATION_DISCOUNT, Concept, build_concepts
+from mbank.route_concepts import (
+    _WORD,
+    TRANSLATION_DISCOUNT,
+    Concept,
+    build_concepts,
+    named_terms,
+)
 from mbank.search import (
     Header,
     RouteStats,
@@ -275,38 +281,7 @@ def route_layer_weights(layers: LayerMap) -> dict[str, float]:
     return weights
 
 
-_WORD = re.compile(r"[A-Za-z0-9\u0400-\u04ff]+")
-_LATIN_NAME = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
 _LOWER_LATIN = re.compile(r"[a-z]{3,}")
-_SENTENCE_END = re.compile(r"[.!?]")
-
-
-def named_terms(question: str) -> list[str]:
-    """The names a question uses (§3.9 rule i), as written, without repeats.
-
-    In a question holding Cyrillic: every Latin word (ASCII letters and digits) with at least
-    3 letters that is not a stop-word. In an English question: every word with an upper-case
-    letter that is not the first word of a sentence, not a stop-word and longer than 1.
-    """
-    cyrillic = has_cyrillic(question)
-    names: dict[str, str] = {}
-    previous_end = -1
-    for match in _WORD.finditer(question):
-        word = match.group()
-        sentence_start = previous_end < 0 or bool(
-            _SENTENCE_END.search(question, previous_end, match.start())
-        )
-        previous_end = match.end()
-        lower = word.lower()
-        if lower in ROUTE_STOP or not _LATIN_NAME.fullmatch(word):
-            continue
-        if cyrillic:
-            if sum(char.isalpha() for char in word) < 3:
-                continue
-        elif sentence_start or len(word) < 2 or word == lower:
-            continue
-        names.setdefault(lower, word)
-    return list(names.values())
 
 
 def unfamiliar_words(index: SearchIndex, question: str) -> list[str]:

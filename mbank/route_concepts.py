@@ -9,6 +9,7 @@ as evidence. Pure functions of the snapshot, the index and the question.
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 import msgspec
@@ -16,6 +17,7 @@ import msgspec
 from mbank.lang import (
     EVERYDAY_KEYS,
     EVIDENCE_STOP,
+    ROUTE_STOP,
     bridge_keys,
     has_cyrillic,
     hstem,
@@ -35,6 +37,10 @@ BRIDGE_WORDS = 2
 # how alike (difflib's ratio) a transliterated Russian word and an English bank word must be
 # spelled, vowels included, for the bridge to take one for the other (`spelling_agrees`)
 BRIDGE_SPELLING = 0.7
+
+_WORD = re.compile(r"[A-Za-z0-9\u0400-\u04ff]+")
+_LATIN_NAME = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
+_SENTENCE_END = re.compile(r"[.!?]")
 
 
 class Variant(msgspec.Struct, frozen=True):
@@ -57,6 +63,34 @@ class Concept(msgspec.Struct, frozen=True):
     stripped: bool = False
     # a Russian word of everyday speech (its key is in `frequent.tsv`)
     everyday: bool = False
+
+
+def named_terms(question: str) -> list[str]:
+    """The names a question uses (§3.9 rule i), as written, without repeats.
+
+    In a question holding Cyrillic: every Latin word (ASCII letters and digits) with at least
+    3 letters that is not a stop-word. In an English question: every word with an upper-case
+    letter that is not the first word of a sentence, not a stop-word and longer than 1.
+    """
+    cyrillic = has_cyrillic(question)
+    names: dict[str, str] = {}
+    previous_end = -1
+    for match in _WORD.finditer(question):
+        word = match.group()
+        sentence_start = previous_end < 0 or bool(
+            _SENTENCE_END.search(question, previous_end, match.start())
+        )
+        previous_end = match.end()
+        lower = word.lower()
+        if lower in ROUTE_STOP or not _LATIN_NAME.fullmatch(word):
+            continue
+        if cyrillic:
+            if sum(char.isalpha() for char in word) < 3:
+                continue
+        elif sentence_start or len(word) < 2 or word == lower:
+            continue
+        names.setdefault(lower, word)
+    return list(names.values())
 
 
 def spelling_agrees(spelled: str, word: str) -> bool:
@@ -91,9 +125,24 @@ def bridge(index: SearchIndex, token: str) -> list[str]:
     return []
 
 
+def unwritten_name(index: SearchIndex, token: str, names: frozenset[str]) -> bool:
+    """Whether `token` is a name of the question (`named_terms`, lower-cased) that the bank
+    never writes, as a token or a header word, as written or with a plural `s` (issue 16,
+    eleventh pass). Snowball takes "coverity" to "cover" and "reviewable" to "review": a
+    name is not a word of the bank's prose because its stem is, so such a name is looked for
+    as written only."""
+    if token not in names or has_cyrillic(token):
+        return False
+    singular = token[:-1] if token.endswith("s") and len(token) > 4 else token
+    return not any(
+        form in index.postings or form in index.header_words for form in {token, singular}
+    )
+
+
 def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> list[Concept]:
     """One concept per distinct query token, with dictionary and bridge translations."""
     tables = tables_for(snapshot.vocabulary)
+    names = frozenset(name.lower() for name in named_terms(question))
     concepts: list[Concept] = []
     stems: set[str] = set()
     for token in dict.fromkeys(tokenize(question)):
@@ -129,6 +178,17 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
         ):
             translations.extend(word for word in bridge(index, token) if word != token)
         guessed = len(translations) > len(term.translations) and not term.translations
+        if unwritten_name(index, token, names):
+            # matched as written: its stem is some other word of the bank ("cover"); a Latin
+            # token is never filed under its exact form, so the body variant matches nothing
+            concepts.append(
+                Concept(
+                    token,
+                    (Variant(token, 1.0, token),),
+                    (Variant(exact_form(token), 1.0, token),),
+                )
+            )
+            continue
         # the same word in the other spelling (behaviour, behavior) is the word itself
         other = other_spelling(token)
         spellings = [token] if other is None else [token, other]

@@ -735,3 +735,47 @@ def test_the_topic_share_is_none_for_the_most_everyday_words_and_all_for_the_res
     assert topic_share(everyday_share("lantern")) == 1.0
     # "vault" is the 4,337th everyday word: nearly all of it
     assert 0.9 < topic_share(everyday_share("vault")) < 1
+
+
+def coverage_bank(root: Path, extra: str = "") -> Snapshot:
+    write(
+        root,
+        "engineering/review.md",
+        document(
+            "Review Stage",
+            "What the review stage checks.",
+            body="The review stage runs the tests and reports their coverage to cover every branch."
+            + extra
+            + "\n",
+        ),
+    )
+    write(root, "ops/other.md", document("Other", "Nothing else.", body="Scan the logs daily.\n"))
+    return Bank(root).refresh()
+
+
+def test_a_name_the_bank_never_writes_is_not_known_by_its_stem(tmp_path: Path) -> None:
+    # issue 16, eleventh pass: Snowball stems "Coverity" to "cover", a word this bank writes; a
+    # name is looked for as written, so the bank does not know it and nothing answers
+    snapshot = coverage_bank(tmp_path)
+    question = "Does the review stage also run a Coverity scan?"
+    found = evidence(snapshot, question)
+    assert found.known[found_concepts_position(snapshot, question, "coverity")] is False
+    assert final(snapshot, question)["answered"] is False
+
+
+def test_a_name_the_bank_writes_or_writes_in_the_singular_is_known(tmp_path: Path) -> None:
+    snapshot = coverage_bank(tmp_path, " Coverity and the Dockerfile are checked too.")
+    for question, name in (
+        ("Does the review stage also run a Coverity scan?", "coverity"),
+        ("Does the review stage check the Dockerfiles?", "dockerfiles"),
+    ):
+        found = evidence(snapshot, question)
+        assert found.known[found_concepts_position(snapshot, question, name)] is True, name
+    assert final(snapshot, "Does the review stage also run a Coverity scan?")["answered"] is True
+
+
+def found_concepts_position(snapshot: Snapshot, question: str, literal: str) -> int:
+    index = SearchIndex()
+    index.sync(snapshot)
+    literals = [concept.literal for concept in build_concepts(snapshot, index, question)]
+    return literals.index(literal)
