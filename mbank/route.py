@@ -38,7 +38,7 @@ from mbank.model import INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc, LayerMap
 from mbank.projection import Snapshot
 from mbank.route_answer import Evidence, answer_min, mark_weak
 from mbank.route_concepts import (
-    _WORD,
+    QUESTION_WORD,
     TRANSLATION_DISCOUNT,
     Concept,
     build_concepts,
@@ -296,7 +296,7 @@ def unfamiliar_words(index: SearchIndex, question: str) -> list[str]:
         return []
     forms = index.route_forms()
     found: dict[str, None] = {}
-    for match in _WORD.finditer(question):
+    for match in QUESTION_WORD.finditer(question):
         word = match.group()
         if (
             word == word.lower()

@@ -38,7 +38,8 @@ BRIDGE_WORDS = 2
 # spelled, vowels included, for the bridge to take one for the other (`spelling_agrees`)
 BRIDGE_SPELLING = 0.7
 
-_WORD = re.compile(r"[A-Za-z0-9\u0400-\u04ff]+")
+# a word of a question, Latin or Cyrillic, as `named_terms` and `route.unfamiliar_words` read it
+QUESTION_WORD = re.compile(r"[A-Za-z0-9\u0400-\u04ff]+")
 _LATIN_NAME = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
 _SENTENCE_END = re.compile(r"[.!?]")
 
@@ -75,7 +76,7 @@ def named_terms(question: str) -> list[str]:
     cyrillic = has_cyrillic(question)
     names: dict[str, str] = {}
     previous_end = -1
-    for match in _WORD.finditer(question):
+    for match in QUESTION_WORD.finditer(question):
         word = match.group()
         sentence_start = previous_end < 0 or bool(
             _SENTENCE_END.search(question, previous_end, match.start())
