@@ -1,4 +1,4 @@
-"""The routing sets of one shape, `tests/route_quality_test4/` to `_test26/` (issue 16).
+"""The routing sets of one shape, `tests/route_quality_test4/` to `_test30/` (issue 16).
 
 `_test4/` to `_test10/` were held out until issue 16's eighth pass made them development sets
 (`_test9/` and `_test10/` after their one run); `_test11/` and `_test12/` were held out, run
@@ -7,9 +7,10 @@ after their one run, when the ninth pass's second cycle began; `_test15/` and `_
 likewise when the tenth pass began; `_test17/` and `_test18/` after their one run, when its
 second cycle began; `_test19/` and `_test20/` likewise before its third; `_test21/` and
 `_test22/` likewise when the eleventh pass began; `_test23/` and `_test24/` after their one run,
-when its second cycle began; `_test25/` and `_test26/` are the held-out sets now. Each pair was
-written at the same time from two disjoint halves (of the documents and of the topics), so the
-second of a pair is checked against the first as well.
+when its second cycle began; `_test25/` and `_test26/` likewise before its third;
+`_test27/` to `_test30/` are the held-out sets now. Each pair was written at the same time from
+two disjoint halves (of the documents and of the topics), and the third cycle's four from
+disjoint quarters, so each set is checked against those written beside it as well.
 
 Each was written before the routing pass it measures, after the older sets had been run for
 aggregates; see each folder's README. Per bank: 15 English and 15 Russian answerable questions,
@@ -69,6 +70,7 @@ UP_TO_TEST18 = (*UP_TO_TEST16, "route_quality_test17", "route_quality_test18")
 UP_TO_TEST20 = (*UP_TO_TEST18, "route_quality_test19", "route_quality_test20")
 UP_TO_TEST22 = (*UP_TO_TEST20, "route_quality_test21", "route_quality_test22")
 UP_TO_TEST24 = (*UP_TO_TEST22, "route_quality_test23", "route_quality_test24")
+UP_TO_TEST26 = (*UP_TO_TEST24, "route_quality_test25", "route_quality_test26")
 # each set, the folders written before it (the development sets included), and how many of its
 # tempting questions per language must be the hard shape; route_quality_dev2 was written beside
 # test5, so only the sets after it must not repeat it
@@ -129,6 +131,14 @@ OLDER_AND_HARD: dict[str, tuple[tuple[str, ...], int]] = {
     "route_quality_test25": (UP_TO_TEST24, 4),
     # written beside test25 from the other halves, so checked against it as well
     "route_quality_test26": ((*UP_TO_TEST24, "route_quality_test25"), 4),
+    # the third cycle's four, written side by side from disjoint quarters
+    "route_quality_test27": (UP_TO_TEST26, 4),
+    "route_quality_test28": ((*UP_TO_TEST26, "route_quality_test27"), 4),
+    "route_quality_test29": ((*UP_TO_TEST26, "route_quality_test27", "route_quality_test28"), 4),
+    "route_quality_test30": (
+        (*UP_TO_TEST26, "route_quality_test27", "route_quality_test28", "route_quality_test29"),
+        4,
+    ),
 }
 CASES = [
     (folder, path)
