@@ -307,9 +307,9 @@ class Evidence:
     def topic_together(self, path: str) -> float:
         """`together` with each word weighed by `topic_share` (issue 16, eleventh pass): the
         share the verdict asks `TOGETHER_MIN` of. An answer states the question's topic in one
-        place, not its phrasing, so the everyday words of a long question ("if a task seems to
-        call for a shared test environment or a secrets vault that nobody has written down, may
-        an agent simply assume one exists?") need not be in the paragraph that answers. When
+        place, not its phrasing, so the everyday words of a long question ("the side task I
+        opened in its own tab turns out to need a new feature package or an ADR change; can I
+        just keep going in that session?") need not be in the paragraph that answers. When
         every word the bank holds is everyday, they are all the question has, and count."""
         return self._kept_share(path, topic=True)
 
