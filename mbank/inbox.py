@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from mbank.model import INBOX_LAYER
 from mbank.projection import Snapshot
 
-INBOX_LAYER = "inbox"
 DAY_NS = 86_400 * 1_000_000_000
 
 

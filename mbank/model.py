@@ -15,6 +15,8 @@ import msgspec
 # template is the starting point of new ones (01 §6.1); one definition for every reader
 INDEX_FUNCTION = "index"
 TEMPLATE_FUNCTION = "template"
+# the layer of the `_inbox/` notes, waiting to be filed: route and search leave them out
+INBOX_LAYER = "inbox"
 
 
 class Edge(msgspec.Struct, frozen=True):

@@ -11,7 +11,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from mbank.model import INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc
+from mbank.model import INBOX_LAYER, INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc
 from mbank.projection import Snapshot
 
 NO_FRONTMATTER_FILE = "This bank has no dna/frontmatter.md."
@@ -23,7 +23,6 @@ DEGRADED_SCHEMA = (
 
 ROOT_SECTION = "."
 CANONICAL_FUNCTION = "canonical"
-INBOX_LAYER = "inbox"
 # per section, the canonical documents the map names at most (the rest are counted, not
 # listed), and the smaller caps tried in turn until the map fits MAP_BUDGET characters
 CANONICAL_CAPS = (12, 8, 5, 3, 1)

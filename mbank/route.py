@@ -34,7 +34,7 @@ from mbank.lang import (
     tokenize,
 )
 from mbank.lexicon import is_ordinary_english
-from mbank.model import INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc, LayerMap
+from mbank.model import INBOX_LAYER, INDEX_FUNCTION, TEMPLATE_FUNCTION, Doc, LayerMap
 from mbank.projection import Snapshot
 from mbank.route_answer import Evidence, answer_min, mark_weak
 from mbank.route_concepts import (
@@ -54,7 +54,6 @@ from mbank.search import (
     round_half_up,
     route_form,
 )
-from mbank.search_meta import INBOX_LAYER
 
 ROUTE_HINT = "No frontmatter match. Try bank_search for a literal term, or widen the question."
 NOTHING_ANSWERS = (

@@ -40,11 +40,11 @@ from mbank.literal import (
     literal_excerpt,
     occurrences,
 )
-from mbank.model import TEMPLATE_FUNCTION, Doc
+from mbank.model import INBOX_LAYER, TEMPLATE_FUNCTION, Doc
 from mbank.pairs import mine_pairs
 from mbank.parse import split_frontmatter
 from mbank.projection import Snapshot
-from mbank.search_meta import INBOX_LAYER, SearchMeta
+from mbank.search_meta import SearchMeta
 
 # What a reader derives once per snapshot and index state (`SearchIndex.memoised`).
 Memo = TypeVar("Memo")

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import bisect
 
-from mbank.model import TEMPLATE_FUNCTION
+from mbank.model import INBOX_LAYER, TEMPLATE_FUNCTION
 from mbank.snapshot import Snapshot
-
-INBOX_LAYER = "inbox"
 
 
 class SearchMeta:

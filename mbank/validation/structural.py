@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from mbank.model import INDEX_FUNCTION, Doc, Finding
+from mbank.model import INBOX_LAYER, INDEX_FUNCTION, Doc, Finding
 from mbank.validation import file_name, finding
 
 INDEX_FILE = "README.md"
-INBOX_LAYER = "inbox"
 
 _FRONTMATTER_MESSAGES: dict[str, str] = {
     "alias-limit": (
