@@ -649,7 +649,7 @@ def route(
         "hint": f"{ROUTE_HINT} {never}" if never else ROUTE_HINT,
     }
 
-    concepts = build_concepts(snapshot, index, question)
+    concepts = build_concepts(snapshot, index, question, names)
     stats = index.route_stats()
     if not concepts or stats.n == 0:
         return empty

@@ -10,6 +10,7 @@ as evidence. Pure functions of the snapshot, the index and the question.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 import msgspec
@@ -140,10 +141,13 @@ def unwritten_name(index: SearchIndex, token: str, names: frozenset[str]) -> boo
     )
 
 
-def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> list[Concept]:
-    """One concept per distinct query token, with dictionary and bridge translations."""
+def build_concepts(
+    snapshot: Snapshot, index: SearchIndex, question: str, names: Sequence[str] | None = None
+) -> list[Concept]:
+    """One concept per distinct query token, with dictionary and bridge translations; `names` are
+    the question's `named_terms` when the caller has them already."""
     tables = tables_for(snapshot.vocabulary)
-    names = frozenset(name.lower() for name in named_terms(question))
+    named = frozenset(name.lower() for name in (named_terms(question) if names is None else names))
     concepts: list[Concept] = []
     stems: set[str] = set()
     for token in dict.fromkeys(tokenize(question)):
@@ -179,7 +183,7 @@ def build_concepts(snapshot: Snapshot, index: SearchIndex, question: str) -> lis
         ):
             translations.extend(word for word in bridge(index, token) if word != token)
         guessed = len(translations) > len(term.translations) and not term.translations
-        if unwritten_name(index, token, names):
+        if unwritten_name(index, token, named):
             # matched as written: its stem is some other word of the bank ("cover"); a Latin
             # token is never filed under its exact form, so the body variant matches nothing
             concepts.append(
